@@ -1,0 +1,112 @@
+"""The freeze stage: record the content hashes of a round's inputs in `evidence/<round>/round.json`.
+
+Inputs (prompt bytes, starter tree, cohort file, round settings) are protected: once a round holds
+a scored unit, a changed input is refused and a new round is needed. The evaluator hash and the
+tool versions are recorded too; they may change (evaluation re-runs, sessions never do).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from records.hashing import file_sha256, source_sha256, tree_sha256
+from records.inputs import load_cohort, load_round, round_settings_path
+from records.io import read_record, write_record
+from records.layout import EVIDENCE_DIR, PROMPT_FILE, REPO_ROOT, STARTER_DIR, round_paths
+from records.tools import tool_versions
+
+EVALUATOR_SOURCES = (REPO_ROOT / "evaluator", REPO_ROOT / "sandbox")
+
+
+class FrozenInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_sha256: str
+    starter_tree_sha256: str
+    cohort_sha256: str
+    settings_sha256: str
+
+
+class RoundRecord(BaseModel):
+    """`evidence/<round>/round.json`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    round_id: str
+    frozen_at: str
+    seed: int
+    cohort_file: str
+    inputs: FrozenInputs
+    evaluator_sha256: str
+    tool_versions: dict[str, str | None]
+
+
+class FrozenInputsChanged(RuntimeError):
+    """A protected input differs from the frozen round that already holds scored units."""
+
+
+def evaluator_sha256() -> str:
+    return source_sha256(EVALUATOR_SOURCES, suffixes=(".py", ".js"))
+
+
+def current_inputs(round_id: str) -> FrozenInputs:
+    settings = load_round(round_id)
+    load_cohort(settings.cohort_path)  # validates; a broken cohort never gets frozen
+    return FrozenInputs(
+        prompt_sha256=file_sha256(PROMPT_FILE),
+        starter_tree_sha256=tree_sha256(STARTER_DIR),
+        cohort_sha256=file_sha256(settings.cohort_path),
+        settings_sha256=file_sha256(round_settings_path(round_id)),
+    )
+
+
+def scored_units(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
+    units = round_paths(round_id, evidence_dir).units_dir
+    return sorted(p.parent.name for p in units.glob("*/session.json"))
+
+
+def changed_fields(old: FrozenInputs, new: FrozenInputs) -> list[str]:
+    return [name for name in FrozenInputs.model_fields if getattr(old, name) != getattr(new, name)]
+
+
+def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
+    """Write (or confirm) round.json; refuse changed inputs once the round holds scored units."""
+    settings = load_round(round_id)
+    paths = round_paths(round_id, evidence_dir)
+    inputs = current_inputs(round_id)
+    previous = read_record(paths.round_json, RoundRecord) if paths.round_json.exists() else None
+    if previous is not None:
+        changed = changed_fields(previous.inputs, inputs)
+        units = scored_units(round_id, evidence_dir)
+        if changed and units:
+            raise FrozenInputsChanged(
+                f"round {round_id!r} is frozen and already holds {len(units)} scored unit(s) "
+                f"({', '.join(units[:3])}{', …' if len(units) > 3 else ''}); changed since the freeze: "
+                f"{', '.join(changed)}. Paid work is never redone or mixed: create a new round "
+                f"(benchmark/rounds/<new-round>.json) for the new inputs."
+            )
+    record = RoundRecord(
+        round_id=round_id,
+        frozen_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        seed=settings.seed,
+        cohort_file=settings.cohort,
+        inputs=inputs,
+        evaluator_sha256=evaluator_sha256(),
+        tool_versions=tool_versions(),
+    )
+    if previous is not None and previous.model_copy(update={"frozen_at": record.frozen_at}) == record:
+        return previous  # unchanged: keep the file's bytes so nothing downstream goes stale
+    write_record(paths.round_json, record)
+    return record
+
+
+def verify_frozen_inputs(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
+    """The protected inputs that differ from round.json (empty when everything matches)."""
+    paths = round_paths(round_id, evidence_dir)
+    if not paths.round_json.exists():
+        return ["round.json missing: run the freeze stage first"]
+    frozen = read_record(paths.round_json, RoundRecord)
+    return changed_fields(frozen.inputs, current_inputs(round_id))

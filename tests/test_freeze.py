@@ -1,0 +1,71 @@
+"""The freeze stage writes round.json and refuses to mix changed inputs into a round with paid units."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import harness.freeze as freeze_stage
+from records.io import read_record
+from records.layout import round_paths
+
+
+@pytest.fixture
+def inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    prompt = tmp_path / "task-prompt.md"
+    prompt.write_bytes(b"Build the site.\n")
+    starter = tmp_path / "starter"
+    (starter / "src").mkdir(parents=True)
+    (starter / "src" / "main.ts").write_text("export {}\n")
+    monkeypatch.setattr(freeze_stage, "PROMPT_FILE", prompt)
+    monkeypatch.setattr(freeze_stage, "STARTER_DIR", starter)
+    return tmp_path
+
+
+def scored_unit(evidence: Path) -> None:
+    unit = round_paths("round-0", evidence).unit("claude-opus-r1")
+    unit.root.mkdir(parents=True)
+    unit.session.write_text("{}")
+
+
+def test_freeze_writes_hashes_and_is_stable(inputs: Path) -> None:
+    evidence = inputs / "evidence"
+    record = freeze_stage.freeze("round-0", evidence)
+    path = round_paths("round-0", evidence).round_json
+    assert read_record(path, freeze_stage.RoundRecord) == record
+    assert len(record.inputs.prompt_sha256) == 64
+    before = path.read_bytes()
+    freeze_stage.freeze("round-0", evidence)
+    assert path.read_bytes() == before  # unchanged inputs: the file is not rewritten
+
+
+def test_prompt_change_before_any_scored_unit_refreezes(inputs: Path) -> None:
+    evidence = inputs / "evidence"
+    first = freeze_stage.freeze("round-0", evidence)
+    (inputs / "task-prompt.md").write_bytes(b"Build the site!\n")
+    second = freeze_stage.freeze("round-0", evidence)
+    assert second.inputs.prompt_sha256 != first.inputs.prompt_sha256
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda root: (root / "task-prompt.md").write_bytes(b"Build the site. \n"), "prompt_sha256"),
+        (lambda root: (root / "starter" / "src" / "main.ts").write_text("export {};\n"),
+         "starter_tree_sha256"),
+        (lambda root: (root / "starter" / "src" / "main.ts").chmod(0o755), "starter_tree_sha256"),
+    ],
+)
+def test_changed_input_after_a_scored_unit_is_refused(inputs: Path, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
+    evidence = inputs / "evidence"
+    freeze_stage.freeze("round-0", evidence)
+    scored_unit(evidence)
+    before = round_paths("round-0", evidence).round_json.read_bytes()
+    mutate(inputs)
+    assert freeze_stage.verify_frozen_inputs("round-0", evidence) == [field]
+    with pytest.raises(freeze_stage.FrozenInputsChanged) as info:
+        freeze_stage.freeze("round-0", evidence)
+    message = str(info.value)
+    assert field in message and "new round" in message and "claude-opus-r1" in message
+    assert round_paths("round-0", evidence).round_json.read_bytes() == before

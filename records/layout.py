@@ -19,6 +19,7 @@ evidence/
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,8 @@ BENCHMARK_DIR = REPO_ROOT / "benchmark"
 STARTER_DIR = REPO_ROOT / "app-starter"
 PROMPT_FILE = BENCHMARK_DIR / "task-prompt.md"
 TOOLS_DIR = REPO_ROOT / ".tools"
-EVIDENCE_DIR = REPO_ROOT / "evidence"
+# SITEOS_EVIDENCE_DIR lets tests and the end-to-end check run a whole round into a scratch folder.
+EVIDENCE_DIR = Path(os.environ.get("SITEOS_EVIDENCE_DIR") or REPO_ROOT / "evidence").resolve()
 
 
 def unit_id(model_key: str, repetition: int = 1) -> str:

@@ -1,0 +1,189 @@
+"""OpenCode 1.17.18 as a harness agent (DESIGN §10: the verified offline, isolated invocation)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.agents.base import AgentTrace, CommandRun, Launch, truncate
+from harness.session_records import AgentInfo
+from harness.session_sandbox import SandboxSpec
+from records.tools import OPENCODE
+
+VERSION = "1.17.18"
+BINARY_INSIDE = "/opt/agent/bin/opencode"
+CONFIG_INSIDE = "/opt/agent/opencode.json"
+PLACEHOLDER_KEY = "sk-siteos-proxy"  # the real key is added by the proxy, never seen by the agent
+DISABLE_FLAGS = (
+    "OPENCODE_DISABLE_MODELS_FETCH",
+    "OPENCODE_DISABLE_AUTOUPDATE",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_SHARE",
+    "OPENCODE_DISABLE_CLAUDE_CODE",
+    "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+    "OPENCODE_DISABLE_PROJECT_CONFIG",
+)
+EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")
+PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
+
+
+def opencode_config(route: str, reasoning: str, base_url: str) -> dict[str, Any]:
+    """The generated config: built-in openrouter provider pointed at the proxy, no web tools."""
+    options: dict[str, Any] = {"provider": dict(PROVIDER_POLICY)}
+    if reasoning == "high":
+        options["reasoning"] = {"effort": "high"}
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "snapshot": False,
+        "lsp": False,
+        "formatter": False,
+        "mcp": {},
+        "permission": {
+            "webfetch": "deny",
+            "websearch": "deny",
+            "external_directory": "deny",
+            "edit": "allow",
+            "bash": "allow",
+        },
+        "tools": {"todowrite": False, "task": False, "skill": False},
+        "provider": {
+            "openrouter": {
+                "options": {"baseURL": base_url, "apiKey": "{env:OPENROUTER_API_KEY}"},
+                "models": {route: {"name": route, "tool_call": True, "options": options}},
+            }
+        },
+    }
+
+
+def seed_plugin_dir(config_dir: Path) -> None:
+    """OpenCode runs `npm install @opencode-ai/plugin` into its config dir on start: pre-seed it."""
+    (config_dir / "node_modules").mkdir(parents=True, exist_ok=True)
+    (config_dir / "package.json").write_text("{}\n")
+    lock = {
+        "name": "opencode",
+        "lockfileVersion": 3,
+        "requires": True,
+        "packages": {
+            "": {"dependencies": {"@opencode-ai/plugin": VERSION}},
+            "node_modules/@opencode-ai/plugin": {"version": VERSION},
+        },
+    }
+    (config_dir / "package-lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+
+
+class OpenCodeAgent:
+    """`opencode run --pure --format json -m openrouter/<route> --dir <wt> --title <unit>`."""
+
+    info = AgentInfo(name="opencode", version=VERSION)
+
+    def __init__(self, binary: Path = OPENCODE) -> None:
+        self.binary = binary.resolve()
+
+    def prepare(
+        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+    ) -> Launch:
+        home = spec.home
+        for sub in (".config/opencode", ".local/share", ".cache", ".local/state", "tmp", "agent"):
+            (home / sub).mkdir(parents=True, exist_ok=True)
+        seed_plugin_dir(home / ".config" / "opencode")
+        config_file = home / "agent" / "opencode.json"
+        config = opencode_config(route, reasoning, spec.base_url)
+        config_file.write_text(json.dumps(config, indent=2) + "\n")
+        inside_home = spec.home_inside
+        if spec.isolated:
+            spec.ro_binds[BINARY_INSIDE] = self.binary
+            spec.ro_binds[CONFIG_INSIDE] = config_file
+            binary, config_path = BINARY_INSIDE, CONFIG_INSIDE
+        else:
+            binary, config_path = str(self.binary), str(config_file)
+        spec.env.update(
+            {
+                "XDG_CONFIG_HOME": f"{inside_home}/.config",
+                "XDG_DATA_HOME": f"{inside_home}/.local/share",
+                "XDG_CACHE_HOME": f"{inside_home}/.cache",
+                "XDG_STATE_HOME": f"{inside_home}/.local/state",
+                "npm_config_cache": f"{inside_home}/.npm",
+                "npm_config_update_notifier": "false",
+                "OPENCODE_CONFIG": config_path,
+                "OPENROUTER_API_KEY": PLACEHOLDER_KEY,
+                **dict.fromkeys(DISABLE_FLAGS, "1"),
+            }
+        )
+        if not spec.isolated:
+            spec.env["TMPDIR"] = f"{inside_home}/tmp"
+        command = [
+            binary,
+            "run",
+            "--pure",
+            "--format",
+            "json",
+            "-m",
+            f"openrouter/{route}",
+            "--dir",
+            spec.workdir,
+            "--title",
+            title,
+        ]
+        return Launch(command=command, stdin=prompt)
+
+    def read_trace(self, events: Path) -> AgentTrace:
+        trace = AgentTrace()
+        if not events.exists():
+            return trace
+        for line in events.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                trace.malformed_lines += 1
+                continue
+            if isinstance(event, dict):
+                _apply(trace, event)
+        return trace
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _apply(trace: AgentTrace, event: dict[str, Any]) -> None:
+    kind = event.get("type")
+    part = _dict(event.get("part"))
+    if kind == "step_start":
+        trace.steps += 1
+    elif kind == "step_finish":
+        trace.finish_reasons.append(str(part.get("reason", "")))
+    elif kind == "error":
+        trace.errors.append(json.dumps(event.get("error", event))[:2000])
+    elif kind == "tool_use":
+        tool = str(part.get("tool", ""))
+        state = _dict(part.get("state"))
+        inputs = _dict(state.get("input"))
+        status = str(state.get("status", ""))
+        trace.tool_calls.append({"tool": tool, "status": status, "input": inputs})
+        if tool == "bash":
+            trace.commands.append(_command(part, state, inputs, event.get("timestamp")))
+        elif tool in EDIT_TOOLS and status == "completed":
+            trace.edits.append(str(inputs.get("filePath") or inputs.get("path") or tool))
+
+
+def _command(
+    part: dict[str, Any], state: dict[str, Any], inputs: dict[str, Any], ts: Any
+) -> CommandRun:
+    metadata = _dict(state.get("metadata"))
+    raw = metadata.get("output", state.get("output", state.get("error", "")))
+    output, cut = truncate(str(raw or ""))
+    exit_code = metadata.get("exit")
+    return CommandRun(
+        command=str(inputs.get("command", "")),
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        status=str(state.get("status", "")),
+        output=output,
+        truncated=cut or bool(metadata.get("truncated")),
+        call_id=str(part.get("callID", "")),
+        timestamp=ts if isinstance(ts, int) else None,
+    )

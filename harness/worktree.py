@@ -1,0 +1,132 @@
+"""A session's worktree: a fresh git-initialised copy of the starter outside the repository.
+
+The copy is hashed exactly like the freeze stage hashes `app-starter/` (`records.hashing`), so the
+unit can prove it started from the frozen bytes. Dependencies come from a private, writable copy of
+the warm npm cache, offline. After the session: the diff against the starter commit and an archive.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+from records.hashing import TREE_EXCLUDED_DIRS, tree_sha256
+from records.layout import STARTER_DIR
+from records.tools import NODE_BIN_DIR, NPM_CACHE
+
+EXCLUDED = ("node_modules", "dist", ".git")
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "siteos-bench",
+    "GIT_AUTHOR_EMAIL": "bench@localhost",
+    "GIT_COMMITTER_NAME": "siteos-bench",
+    "GIT_COMMITTER_EMAIL": "bench@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+}
+
+
+class WorktreeError(RuntimeError):
+    """The worktree could not be prepared (a harness failure, never the model's)."""
+
+
+def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        **GIT_IDENTITY,
+    }
+    result = subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    if check and result.returncode != 0:
+        detail = result.stderr.decode(errors="replace")
+        raise WorktreeError(f"git {' '.join(args)} failed: {detail}")
+    return result
+
+
+def copy_tree(source: Path, dest: Path) -> Path:
+    """Copy `source` to `dest` (which must not exist), leaving out node_modules, dist and .git."""
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(*EXCLUDED))
+    return dest
+
+
+def git_init(root: Path) -> str:
+    """`git init` + one commit of everything; returns the commit the final diff is taken against."""
+    _git(root, "init", "-q", "-b", "main")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.write_text("node_modules/\ndist/\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "--allow-empty", "-m", "starter")
+    return _git(root, "rev-parse", "HEAD").stdout.decode().strip()
+
+
+def private_npm_cache(dest: Path, source: Path = NPM_CACHE) -> Path:
+    """A writable copy of the warm cache (npm fails with ENOTCACHED on a read-only one)."""
+    if source.is_dir():
+        shutil.copytree(source, dest, symlinks=True)
+    else:
+        dest.mkdir(parents=True)
+    return dest
+
+
+def install_dependencies(root: Path, npm_cache: Path, timeout: float = 300) -> None:
+    """`npm ci --offline` from the private cache, with Node 22 first on PATH."""
+    if not (root / "package-lock.json").exists():
+        return
+    env = {
+        "PATH": f"{NODE_BIN_DIR}:/usr/bin:/bin",
+        "HOME": str(npm_cache.parent),
+        "npm_config_cache": str(npm_cache),
+        "npm_config_update_notifier": "false",
+    }
+    cmd = ["npm", "ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"]
+    result = subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=timeout)
+    if result.returncode != 0:
+        tail = result.stderr.decode(errors="replace")[-2000:]
+        raise WorktreeError(f"npm ci --offline failed in {root}: {tail}")
+
+
+def create_worktree(dest: Path, npm_cache: Path, starter: Path = STARTER_DIR) -> tuple[str, str]:
+    """Copy, hash and `git init` the starter at `dest`, then install offline.
+
+    Returns (starter_tree_sha256 of the copy, base commit id).
+    """
+    copy_tree(starter, dest)
+    tree_hash = tree_sha256(dest, TREE_EXCLUDED_DIRS)
+    base = git_init(dest)
+    install_dependencies(dest, npm_cache)
+    return tree_hash, base
+
+
+def final_diff(root: Path, base: str) -> bytes:
+    """Everything the session changed against the starter commit (new files too, binary-safe)."""
+    _git(root, "add", "-A", check=False)
+    return _git(root, "diff", "--cached", "--binary", base, check=False).stdout
+
+
+def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    parts = Path(info.name).parts
+    if any(part in EXCLUDED for part in parts[1:]):
+        return None
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+def archive_bytes(root: Path, name: str = "worktree") -> bytes:
+    """A tar.gz of the final tree without node_modules, dist and .git."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(root, arcname=name, filter=_tar_filter)
+    return buffer.getvalue()

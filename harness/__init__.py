@@ -1,0 +1,1 @@
+"""The run side: gateway client, recording proxy, simulator, OpenCode adapter, sandbox, sessions."""

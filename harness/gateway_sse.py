@@ -1,0 +1,130 @@
+"""Incremental reading of OpenRouter's SSE stream: what the proxy and the client observe in it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class StreamObservation:
+    """What one streamed (or plain JSON) chat completion said about itself."""
+
+    generation_id: str | None = None
+    models: list[str] = field(default_factory=list)  # every distinct `model` seen, in order
+    providers: list[str] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    finish_reason: str | None = None
+    error: dict[str, Any] | None = None  # a mid-stream `error` object
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    chunks: int = 0
+    comments: int = 0
+    done: bool = False  # `data: [DONE]` seen
+    malformed: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> str | None:
+        return self.models[-1] if self.models else None
+
+    @property
+    def provider(self) -> str | None:
+        return self.providers[-1] if self.providers else None
+
+    def observe_object(self, obj: Any) -> None:
+        """Take in one chunk (streaming) or one whole response (non-streaming)."""
+        if not isinstance(obj, dict):
+            self.malformed.append(f"not an object: {str(obj)[:80]}")
+            return
+        self.chunks += 1
+        if isinstance(obj.get("id"), str) and self.generation_id is None:
+            self.generation_id = obj["id"]
+        for key, seen in (("model", self.models), ("provider", self.providers)):
+            value = obj.get(key)
+            if isinstance(value, str) and value and value not in seen:
+                seen.append(value)
+        if isinstance(obj.get("usage"), dict):
+            self.usage = obj["usage"]
+        if isinstance(obj.get("error"), dict):
+            self.error = obj["error"]
+        for choice in obj.get("choices") or []:
+            if not isinstance(choice, dict):
+                continue
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+            part = choice.get("delta") or choice.get("message") or {}
+            if isinstance(part.get("content"), str):
+                self.content += part["content"]
+            for call in part.get("tool_calls") or []:
+                self._tool_call(call, whole="message" in choice)
+
+    def _tool_call(self, call: dict[str, Any], whole: bool) -> None:
+        fn = call.get("function") or {}
+        if whole or call.get("id"):
+            self.tool_calls.append(
+                {
+                    "id": call.get("id"),
+                    "name": fn.get("name"),
+                    "arguments": fn.get("arguments") or "",
+                }
+            )
+        elif self.tool_calls:
+            index = call.get("index")
+            target = (
+                self.tool_calls[index]
+                if isinstance(index, int) and index < len(self.tool_calls)
+                else self.tool_calls[-1]
+            )
+            target["arguments"] += fn.get("arguments") or ""
+
+
+class SSEReader:
+    """Feed raw bytes in any fragmentation; events are parsed into a `StreamObservation`."""
+
+    def __init__(self) -> None:
+        self.observation = StreamObservation()
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+        while True:
+            cut = self._buffer.find(b"\n")
+            if cut < 0:
+                return
+            line, self._buffer = self._buffer[:cut], self._buffer[cut + 1 :]
+            self._line(line.rstrip(b"\r").decode("utf-8", errors="replace"))
+
+    def close(self) -> StreamObservation:
+        if self._buffer.strip():
+            self._line(self._buffer.decode("utf-8", errors="replace"))
+        self._buffer = b""
+        return self.observation
+
+    def _line(self, line: str) -> None:
+        obs = self.observation
+        if not line:
+            return
+        if line.startswith(":"):
+            obs.comments += 1
+            return
+        if not line.startswith("data:"):
+            return  # event:, id:, retry: carry nothing we use
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            obs.done = True
+            return
+        try:
+            obs.observe_object(json.loads(payload))
+        except json.JSONDecodeError:
+            obs.malformed.append(payload[:120])
+
+
+def observe_json(body: bytes) -> StreamObservation:
+    """Observation of a non-streaming JSON response body."""
+    obs = StreamObservation()
+    try:
+        obs.observe_object(json.loads(body))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        obs.malformed.append(body[:120].decode("utf-8", errors="replace"))
+    return obs

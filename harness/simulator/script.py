@@ -1,0 +1,172 @@
+"""The scripted-model file format (one JSON file per simulated model).
+
+A script has a `catalogue` entry (what `/models` and `/endpoints` say), a `session` behaviour and
+an optional `probe` behaviour. A behaviour is a list of turns; the turn served for a request is
+chosen statelessly from the conversation: turn index = number of assistant messages already in
+`messages` (so a retried request gets the same turn again). Past the last turn, `after_last`
+decides: `final_text` answers `final_text`, `repeat_last` serves the last turn forever.
+
+Strings in turns may use placeholders, replaced with plain text substitution (never str.format,
+file contents are not touched): `{workdir}` (the `Working directory:` of the system prompt),
+`{turn}` (1-based turn number), `{probe}`, `{probe_file}`, `{probe_text}` (probes only).
+A tool-call argument may be `{"content_from": "<repo-relative path>"}`: the file's text.
+`tree_calls` expands to one tool call per file of a repo folder (e.g. the reference overlay).
+
+Probes: a request is a probe when its first user message contains `PREFLIGHT PROBE <n>`; the
+probe number is `n`. Optional lines `PROBE FILE: <relative path>` and `PROBE TEXT: <text>` in that
+message set `{probe_file}` (default `probe.txt`) and `{probe_text}` (default `probe <n> ok`).
+Probes numbered in `probe.fail_probes` are served `probe.failure` instead of `probe.behaviour`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from records.io import RecordError, describe_validation_error, read_json
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReasoningSpec(Strict):
+    supported_efforts: list[str] = Field(default_factory=lambda: ["low", "medium", "high"])
+    default_effort: str | None = "medium"
+    mandatory: bool = False
+
+
+class CatalogueEntry(Strict):
+    id: str
+    canonical_slug: str
+    name: str
+    listed: bool = Field(default=True, description="false: absent from /models and /endpoints")
+    created: int = 1790000000
+    context_length: int = 200000
+    max_completion_tokens: int = 64000
+    pricing: dict[str, str] = Field(description="USD per token as strings: prompt, completion, ...")
+    supported_parameters: list[str]
+    reasoning: ReasoningSpec | None = None
+    provider_name: str = "Demo Cloud"
+
+
+class UsageSpec(Strict):
+    """Token counts of a turn; None = estimated from the request/response size (chars / 4)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int = 0
+    cached_tokens: int | None = None
+
+
+class ToolCallSpec(Strict):
+    name: str
+    arguments: dict[str, Any]
+
+
+class TreeCalls(Strict):
+    """One `write` (file content) or `read` call per file under `source` (repo-relative)."""
+
+    source: str
+    tool: Literal["write", "read"] = "write"
+    include: list[str] = Field(default_factory=lambda: ["**/*"])
+    exclude: list[str] = Field(default_factory=list)
+    only_existing_in: str | None = Field(
+        default=None, description="repo-relative folder: keep files that also exist there"
+    )
+
+
+class ErrorSpec(Strict):
+    kind: Literal["http", "midstream", "hang"]
+    status: int = 502
+    code: int | None = None
+    message: str = "Provider returned error"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    partial_text: str = Field(default="", description="midstream: text streamed before the error")
+    hang_seconds: float = 3600.0
+
+
+class Turn(Strict):
+    text: str | None = None
+    tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+    tree_calls: list[TreeCalls] = Field(default_factory=list)
+    error: ErrorSpec | None = None
+    model: str | None = Field(default=None, description="identity reported (default: the script's)")
+    provider: str | None = None
+    usage: UsageSpec | None = None
+    delay_seconds: float = 0.0
+
+
+class Behaviour(Strict):
+    turns: list[Turn]
+    after_last: Literal["final_text", "repeat_last"] = "final_text"
+    final_text: str = "Done."
+
+
+def _default_probe() -> Behaviour:
+    return Behaviour(
+        turns=[
+            Turn(
+                tool_calls=[
+                    ToolCallSpec(
+                        name="write",
+                        arguments={
+                            "filePath": "{workdir}/{probe_file}",
+                            "content": "{probe_text}\n",
+                        },
+                    )
+                ]
+            ),
+            Turn(
+                tool_calls=[
+                    ToolCallSpec(
+                        name="bash",
+                        arguments={
+                            "command": "cat {probe_file}",
+                            "description": "Show the probe file",
+                        },
+                    )
+                ]
+            ),
+        ],
+        final_text="Probe {probe} done: wrote {probe_file} and ran a shell command.",
+    )
+
+
+def _default_probe_failure() -> Behaviour:
+    return Behaviour(turns=[Turn(text="I will skip the tools for this one.")], final_text="Done.")
+
+
+class ProbeSpec(Strict):
+    behaviour: Behaviour = Field(default_factory=_default_probe)
+    fail_probes: list[int] = Field(default_factory=list)
+    failure: Behaviour = Field(default_factory=_default_probe_failure)
+
+
+class ScriptedModel(Strict):
+    schema_version: Literal[1] = 1
+    description: str
+    catalogue: CatalogueEntry
+    reported_model: str | None = Field(default=None, description="default identity: catalogue.id")
+    usage: UsageSpec = Field(default_factory=UsageSpec)
+    session: Behaviour
+    probe: ProbeSpec = Field(default_factory=ProbeSpec)
+
+    @property
+    def identity(self) -> str:
+        return self.reported_model or self.catalogue.id
+
+
+def load_script(path: Path) -> ScriptedModel:
+    """Read and validate one script; errors name the file and field."""
+    data = read_json(path)
+    try:
+        return ScriptedModel.model_validate(data)
+    except ValidationError as exc:
+        raise RecordError(describe_validation_error(path, exc)) from exc
+
+
+def load_scripts(models_dir: Path) -> list[ScriptedModel]:
+    return [load_script(p) for p in sorted(models_dir.glob("*.json"))]

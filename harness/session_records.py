@@ -10,7 +10,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-StopStatus = Literal["completed", "step_ceiling", "time_ceiling", "budget_ceiling", "crashed"]
+from harness.gateway_records import GatewaySummary
+
+StopStatus = Literal[
+    "completed",
+    "step_ceiling",
+    "time_ceiling",
+    "budget_ceiling",
+    "provider_outage",
+    "crashed",
+    "not_started",
+]
 FailureClass = Literal["none", "model", "provider_outage", "harness"]
 Validity = Literal["valid", "invalid"]
 IdentityVerdict = Literal["consistent", "contradicts", "unobserved"]
@@ -61,20 +71,6 @@ class Identity(Record):
     contradictions: list[str] = Field(default_factory=list)
 
 
-class GatewayTally(Record):
-    """What the recording proxy saw: the only source of steps, tokens and cost."""
-
-    requests: int = 0
-    steps: int = 0
-    refused: int = 0
-    upstream_errors: int = 0
-    error_classes: list[str] = Field(default_factory=list)
-    retries: int = 0
-    tokens: Tokens = Field(default_factory=Tokens)
-    cost_usd: float = 0.0
-    ceiling: str | None = Field(default=None, description="step|budget when the proxy refused")
-
-
 class SessionRecord(Record):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
@@ -95,7 +91,7 @@ class SessionRecord(Record):
     elapsed_seconds: float
     tokens: Tokens
     cost_usd: float | None = Field(description="from the gateway record, not the agent's estimate")
-    gateway: GatewayTally
+    gateway: GatewaySummary
     ceilings: Ceilings
     isolation: Isolation
     validity: Validity

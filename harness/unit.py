@@ -1,0 +1,335 @@
+"""Run one scored experimental unit: one fresh session, recorded completely, never retried.
+
+    run_unit(round_id, model_key, repetition=1) -> SessionRecord
+
+Refuses when the unit already has session.json (evidence is never overwritten). A `.running`
+marker without session.json (the runner was killed) is recorded as a harness failure instead of
+running a second paid session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from harness import order as run_order
+from harness.agents import Agent, default_agent
+from harness.freeze import RoundRecord
+from harness.gateway_records import GatewaySummary, summarize
+from harness.invalidation import UnitFacts, assess, check_identity
+from harness.progress import Progress
+from harness.replacement import replacement_record, unit_name
+from harness.session_evidence import (
+    AGENT_STDERR,
+    RunningMarker,
+    end_leftovers,
+    evidence_present,
+    new_marker,
+    now_iso,
+    read_marker,
+    remove_scratch,
+    save_commands,
+    save_worktree_evidence,
+    write_marker,
+)
+from harness.session_gateway import Upstream, round_gateway
+from harness.session_records import (
+    Ceilings,
+    Identity,
+    Isolation,
+    SessionRecord,
+    StopStatus,
+    Tokens,
+)
+from harness.session_run import SessionFiles, SessionOutcome, run_session
+from harness.session_sandbox import require_isolation
+from harness.worktree import create_worktree, private_npm_cache
+from records import layout
+from records.inputs import Candidate, RoundSettings, load_cohort, load_round
+from records.io import read_record, write_record
+from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+
+
+class UnitRefused(RuntimeError):
+    """The unit must not run now (already recorded, running elsewhere, or out of order)."""
+
+
+def scratch_root() -> Path:
+    return Path(os.environ.get("SITEOS_SCRATCH") or tempfile.gettempdir()) / "siteos-units"
+
+
+def frozen_hashes(round_id: str, evidence_dir: Path) -> tuple[str, str]:
+    path = round_paths(round_id, evidence_dir).round_json
+    if not path.exists():
+        raise UnitRefused(f"{path} is missing: run the freeze stage before any session")
+    inputs = read_record(path, RoundRecord).inputs
+    return inputs.prompt_sha256, inputs.starter_tree_sha256
+
+
+def _tokens(gateway: GatewaySummary) -> Tokens:
+    t = gateway.tokens
+    return Tokens(prompt=t.prompt, completion=t.completion, reasoning=t.reasoning, cached=t.cached)
+
+
+def _record(
+    *,
+    settings: RoundSettings,
+    candidate: Candidate,
+    unit: str,
+    repetition: int,
+    agent: Agent,
+    paths: UnitPaths,
+    marker: RunningMarker,
+    frozen: tuple[str, str],
+    stop: StopStatus,
+    exit_code: int | None,
+    elapsed: float,
+    isolation: Isolation,
+    outcome: SessionOutcome | None,
+    harness_error: str = "",
+    replacement_of: str | None = None,
+) -> SessionRecord:
+    gateway = outcome.gateway if outcome is not None else summarize(paths.gateway)
+    trace = outcome.trace if outcome is not None else agent.read_trace(paths.events)
+    identity: Identity = check_identity(
+        candidate.route,
+        candidate.expected_canonical_slug,
+        gateway.observed_models,
+        gateway.observed_providers,
+        gateway.generation_models,
+    )
+    hash_problems = []
+    if marker.prompt_sha256 != frozen[0]:
+        hash_problems.append(f"prompt sha256 {marker.prompt_sha256} != frozen {frozen[0]}")
+    if marker.starter_tree_sha256 != frozen[1]:
+        hash_problems.append(f"starter tree {marker.starter_tree_sha256} != frozen {frozen[1]}")
+    facts = UnitFacts(
+        stop_status=stop,
+        exit_code=exit_code,
+        hash_problems=hash_problems,
+        identity=identity,
+        gateway=gateway,
+        evidence_present=evidence_present(paths),
+        agent_errors=trace.errors,
+        finished_normally=trace.finished_normally,
+        harness_error=harness_error,
+    )
+    verdict = assess(facts)
+    return SessionRecord(
+        unit=unit,
+        round_id=settings.round_id,
+        model_key=candidate.key,
+        repetition=repetition,
+        replacement_of=replacement_of,
+        agent=agent.info,
+        gateway_kind=settings.gateway.kind,
+        requested_route=candidate.route,
+        expected_slug=candidate.expected_canonical_slug,
+        identity=identity,
+        steps=gateway.steps,
+        stop_status=stop,
+        exit_code=exit_code,
+        elapsed_seconds=elapsed,
+        tokens=_tokens(gateway),
+        cost_usd=gateway.cost_usd,
+        gateway=gateway,
+        ceilings=Ceilings(
+            steps=settings.ceilings.steps,
+            wall_clock_seconds=settings.ceilings.wall_clock_minutes * 60,
+            budget_usd=settings.ceilings.budget_usd,
+        ),
+        isolation=isolation,
+        validity=verdict.validity,
+        invalid_reasons=verdict.reasons,
+        failure_class=verdict.failure_class,
+        failure_detail=verdict.detail,
+        prompt_sha256=marker.prompt_sha256,
+        starter_tree_sha256=marker.starter_tree_sha256,
+        frozen_prompt_sha256=frozen[0],
+        frozen_starter_tree_sha256=frozen[1],
+        harness_retries=gateway.retries,
+        commands=len(trace.commands),
+        evidence_files=evidence_present(paths),
+        started_at=marker.started_at,
+        finished_at=now_iso(),
+    )
+
+
+def _recover(
+    settings: RoundSettings,
+    candidate: Candidate,
+    unit: str,
+    repetition: int,
+    agent: Agent,
+    paths: UnitPaths,
+    marker: RunningMarker,
+    frozen: tuple[str, str],
+) -> SessionRecord:
+    """The runner died mid-session: record a harness failure with the evidence that exists."""
+    end_leftovers(marker)
+    worktree = Path(marker.worktree)
+    save_worktree_evidence(paths, worktree, marker.base_commit)
+    save_commands(paths, agent.read_trace(paths.events))
+    record = _record(
+        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
+        paths=paths, marker=marker, frozen=frozen, stop="crashed", exit_code=None,
+        elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["unknown: runner died"]),
+        outcome=None,
+        harness_error=f"the runner was killed mid-session (started {marker.started_at}); "
+        "the unit is not re-run",
+    )  # fmt: skip
+    write_record(paths.session, record)
+    paths.running_marker.unlink(missing_ok=True)
+    remove_scratch(Path(marker.scratch))
+    return record
+
+
+def _check_order(round_id: str, unit: str, evidence_dir: Path) -> None:
+    order = run_order.read_order(round_id, evidence_dir)
+    if unit not in order.order:
+        raise UnitRefused(f"unit {unit!r} is not in the frozen order of round {round_id!r}")
+    rpaths = round_paths(round_id, evidence_dir)
+    for earlier in order.order[: order.order.index(unit)]:
+        if not rpaths.unit(earlier).session.exists():
+            raise UnitRefused(
+                f"unit {unit!r} runs after {earlier!r} in the frozen order; run that one first"
+            )
+
+
+def run_unit(
+    round_id: str,
+    model_key: str,
+    repetition: int = 1,
+    *,
+    replacement: int = 0,
+    evidence_dir: Path = EVIDENCE_DIR,
+    agent: Agent | None = None,
+    check_order: bool = True,
+    wall_clock_seconds: float | None = None,
+) -> SessionRecord:
+    """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
+    settings = load_round(round_id)
+    candidate = load_cohort(settings.cohort_path).by_key(model_key)
+    agent = agent or default_agent()
+    unit = unit_name(model_key, repetition, replacement)
+    paths = round_paths(round_id, evidence_dir).unit(unit)
+    if paths.session.exists():
+        raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
+    frozen = frozen_hashes(round_id, evidence_dir)
+    marker = read_marker(paths)
+    if marker is not None:
+        if marker.runner_alive():
+            raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")
+        return _recover(settings, candidate, unit, repetition, agent, paths, marker, frozen)
+    replacing = None
+    if replacement:
+        replacing = replacement_record(paths).replaced_unit
+    elif check_order:
+        _check_order(round_id, unit, evidence_dir)
+    isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
+    with round_gateway(settings) as upstream:
+        return _execute(
+            settings, candidate, unit, repetition, agent, paths, frozen, isolated, upstream,
+            wall_clock_seconds or settings.ceilings.wall_clock_minutes * 60, replacing,
+        )  # fmt: skip
+
+
+def _execute(
+    settings: RoundSettings,
+    candidate: Candidate,
+    unit: str,
+    repetition: int,
+    agent: Agent,
+    paths: UnitPaths,
+    frozen: tuple[str, str],
+    isolated: bool,
+    upstream: Upstream,
+    wall_clock: float,
+    replacing: str | None,
+) -> SessionRecord:
+    progress = Progress(unit)
+    scratch_root().mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{unit}-", dir=scratch_root()))
+    worktree, home = scratch / "wt", scratch / "home"
+    marker = new_marker(unit, scratch, worktree)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    write_marker(paths, marker)
+    progress.update("worktree", force=True)
+    prompt = layout.PROMPT_FILE.read_bytes()
+    home.mkdir(parents=True)
+    try:
+        cache = private_npm_cache(home / ".npm")
+        tree_hash, base = create_worktree(worktree, cache, layout.STARTER_DIR)
+    except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
+        marker = marker.model_copy(update={"prompt_sha256": hashlib.sha256(prompt).hexdigest()})
+        return _finish_without_session(
+            settings, candidate, unit, repetition, agent, paths, marker, frozen,
+            f"worktree preparation failed: {exc}", replacing,
+        )  # fmt: skip
+    marker = marker.model_copy(update={
+        "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+        "starter_tree_sha256": tree_hash,
+        "base_commit": base,
+    })  # fmt: skip
+    write_marker(paths, marker)
+    if (marker.prompt_sha256, tree_hash) != frozen:
+        return _finish_without_session(
+            settings, candidate, unit, repetition, agent, paths, marker, frozen,
+            "prompt or starter differs from the frozen round: no session was started", replacing,
+        )  # fmt: skip
+
+    def started(pid: int) -> None:
+        write_marker(paths, marker.model_copy(update={"agent_pgid": pid}))
+
+    outcome = run_session(
+        agent=agent, upstream=upstream, candidate=candidate, settings=settings,
+        worktree=worktree, home=home, socket_dir=scratch / "gw",
+        files=SessionFiles(paths.events, paths.gateway, paths.root / AGENT_STDERR),
+        title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
+        progress=progress, on_start=started,
+    )  # fmt: skip
+    progress.update("evidence", outcome.gateway.steps, outcome.gateway.cost_usd, force=True)
+    save_worktree_evidence(paths, worktree, base)
+    save_commands(paths, outcome.trace)
+    record = _record(
+        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
+        paths=paths, marker=marker, frozen=frozen, stop=outcome.stop_status,
+        exit_code=outcome.process.exit_code, elapsed=outcome.process.elapsed_seconds,
+        isolation=outcome.isolation, outcome=outcome, replacement_of=replacing,
+    )  # fmt: skip
+    write_record(paths.session, record)
+    paths.running_marker.unlink(missing_ok=True)
+    remove_scratch(scratch)
+    progress.update(f"{record.stop_status}/{record.validity}", record.steps,
+                    record.cost_usd or 0.0, force=True)  # fmt: skip
+    return record
+
+
+def _finish_without_session(
+    settings: RoundSettings,
+    candidate: Candidate,
+    unit: str,
+    repetition: int,
+    agent: Agent,
+    paths: UnitPaths,
+    marker: RunningMarker,
+    frozen: tuple[str, str],
+    why: str,
+    replacing: str | None,
+) -> SessionRecord:
+    record = _record(
+        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
+        paths=paths, marker=marker, frozen=frozen, stop="not_started", exit_code=None,
+        elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["no session started"]),
+        outcome=None, harness_error=why, replacement_of=replacing,
+    )  # fmt: skip
+    write_record(paths.session, record)
+    paths.running_marker.unlink(missing_ok=True)
+    remove_scratch(Path(marker.scratch))
+    return record
+
+
+def read_session(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> SessionRecord:
+    return read_record(round_paths(round_id, evidence_dir).unit(unit).session, SessionRecord)

@@ -52,6 +52,7 @@ class RunningMarker(BaseModel):
     started_at: str
     prompt_sha256: str | None = None
     starter_tree_sha256: str | None = None
+    isolated: bool | None = None
 
     def runner_alive(self) -> bool:
         return self.runner_start is not None and process_start_time(self.runner_pid) == (

@@ -93,6 +93,16 @@ def require_isolation(paid: bool) -> bool:
     return False
 
 
+def isolation_for(isolated: bool) -> Isolation:
+    """The isolation level recorded in session.json and preflight.json."""
+    if isolated:
+        return Isolation(level="bwrap-loopback-proxy", details=list(BWRAP_DETAILS))
+    return Isolation(
+        level="unsandboxed",
+        details=["no bubblewrap: demo round only; the agent runs with the host's view"],
+    )
+
+
 @dataclass
 class SandboxSpec:
     """What one sandboxed agent process gets. Host paths map to fixed paths inside."""
@@ -129,12 +139,7 @@ class SandboxSpec:
         raise ValueError(f"{host_path} is not visible inside the sandbox")
 
     def isolation(self) -> Isolation:
-        if self.isolated:
-            return Isolation(level="bwrap-loopback-proxy", details=list(BWRAP_DETAILS))
-        return Isolation(
-            level="unsandboxed",
-            details=["no bubblewrap: demo round only; the agent runs with the host's view"],
-        )
+        return isolation_for(self.isolated)
 
     def argv(self, command: list[str]) -> list[str]:
         """The full command line: bwrap + forwarder + `command`, or `command` when unsandboxed."""

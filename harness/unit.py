@@ -43,8 +43,8 @@ from harness.session_records import (
     StopStatus,
     Tokens,
 )
-from harness.session_run import SessionFiles, SessionOutcome, run_session
-from harness.session_sandbox import require_isolation
+from harness.session_run import OUTAGE_SECONDS, SessionFiles, SessionOutcome, run_session
+from harness.session_sandbox import isolation_for, require_isolation
 from harness.worktree import create_worktree, private_npm_cache
 from records import layout
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
@@ -175,7 +175,7 @@ def _recover(
     record = _record(
         settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
         paths=paths, marker=marker, frozen=frozen, stop="crashed", exit_code=None,
-        elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["unknown: runner died"]),
+        elapsed=0.0, isolation=isolation_for(bool(marker.isolated)),
         outcome=None,
         harness_error=f"the runner was killed mid-session (started {marker.started_at}); "
         "the unit is not re-run",
@@ -208,6 +208,7 @@ def run_unit(
     agent: Agent | None = None,
     check_order: bool = True,
     wall_clock_seconds: float | None = None,
+    outage_seconds: float = OUTAGE_SECONDS,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
     settings = load_round(round_id)
@@ -233,6 +234,7 @@ def run_unit(
         return _execute(
             settings, candidate, unit, repetition, agent, paths, frozen, isolated, upstream,
             wall_clock_seconds or settings.ceilings.wall_clock_minutes * 60, replacing,
+            outage_seconds,
         )  # fmt: skip
 
 
@@ -248,6 +250,7 @@ def _execute(
     upstream: Upstream,
     wall_clock: float,
     replacing: str | None,
+    outage_seconds: float,
 ) -> SessionRecord:
     progress = Progress(unit)
     scratch_root().mkdir(parents=True, exist_ok=True)
@@ -272,6 +275,7 @@ def _execute(
         "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
         "starter_tree_sha256": tree_hash,
         "base_commit": base,
+        "isolated": isolated,
     })  # fmt: skip
     write_marker(paths, marker)
     if (marker.prompt_sha256, tree_hash) != frozen:
@@ -288,7 +292,7 @@ def _execute(
         worktree=worktree, home=home, socket_dir=scratch / "gw",
         files=SessionFiles(paths.events, paths.gateway, paths.root / AGENT_STDERR),
         title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
-        progress=progress, on_start=started,
+        progress=progress, on_start=started, outage_seconds=outage_seconds,
     )  # fmt: skip
     progress.update("evidence", outcome.gateway.steps, outcome.gateway.cost_usd, force=True)
     save_worktree_evidence(paths, worktree, base)

@@ -1,0 +1,219 @@
+"""Preflight per route: catalogue check, then isolated file-edit + shell probes (3/3 qualifies).
+
+    run_preflight(round_id, model_key) -> PreflightRecord
+
+Each probe is a fresh tiny git worktree and a fresh agent session under the same proxy policy,
+sandbox and agent config as scoring. Anything short of all probes passing is "not testable" with
+a reason class: `catalogue` (id absent, slug differs, tools/tool_choice not advertised),
+`route_provider` (gateway/provider errors or a contradicting identity during a probe),
+`adapter_unstable` (the model did not edit the file and run the command through the agent).
+Probes stop at the first failure (the gate is 3/3; more probes cannot change the verdict).
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from pathlib import Path
+
+from harness.agents import Agent, default_agent
+from harness.invalidation import check_identity
+from harness.openrouter_client import OpenRouterClient
+from harness.session_evidence import AGENT_STDERR, now_iso, remove_scratch, save_commands
+from harness.session_gateway import Upstream, round_gateway
+from harness.session_records import (
+    CatalogueCheck,
+    NotTestableClass,
+    PreflightRecord,
+    ProbeRecord,
+)
+from harness.session_run import SessionFiles, run_session
+from harness.session_sandbox import isolation_for, require_isolation
+from harness.unit import scratch_root
+from harness.worktree import final_diff, git_init
+from records.inputs import Candidate, RoundSettings, load_cohort, load_round
+from records.io import atomic_write_bytes, read_record, write_record
+from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+
+REQUIRED_PARAMETERS = ("tools", "tool_choice")
+PROBE_WALL_CLOCK = 300.0
+PROBE_OUTAGE_SECONDS = 60.0
+PROBE_FILE = "probe.txt"
+
+
+def probe_prompt(n: int, text: str) -> bytes:
+    return (
+        f"PREFLIGHT PROBE {n}\nPROBE FILE: {PROBE_FILE}\nPROBE TEXT: {text}\n\n"
+        f"This is a short tool check. Replace the whole content of {PROBE_FILE} with exactly the "
+        f"line `{text}` using your file editing tool, then run `cat {PROBE_FILE}` in the shell, "
+        "then reply with one short sentence.\n"
+    ).encode()
+
+
+def check_catalogue(upstream: Upstream, candidate: Candidate) -> CatalogueCheck:
+    """Exact id present, canonical_slug equals the frozen slug, tools and tool_choice advertised."""
+    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
+        models = {m.id: m for m in client.list_models()}
+    check = CatalogueCheck(
+        route=candidate.route, expected_slug=candidate.expected_canonical_slug, present=False
+    )
+    model = models.get(candidate.route)
+    if model is None:
+        return check.model_copy(update={"detail": f"{candidate.route} is not in /models"})
+    params = list(model.supported_parameters)
+    missing = [p for p in REQUIRED_PARAMETERS if p not in params]
+    slug_ok = model.canonical_slug == candidate.expected_canonical_slug
+    problems = []
+    if not slug_ok:
+        problems.append(
+            f"canonical_slug {model.canonical_slug!r} != expected "
+            f"{candidate.expected_canonical_slug!r}"
+        )
+    if missing:
+        problems.append(f"not advertised: {', '.join(missing)}")
+    return check.model_copy(
+        update={
+            "present": True,
+            "canonical_slug": model.canonical_slug,
+            "slug_matches": slug_ok,
+            "supported_parameters": params,
+            "tools_supported": not missing,
+            "passed": not problems,
+            "detail": "; ".join(problems),
+        }
+    )
+
+
+def _probe_worktree(root: Path, n: int) -> str:
+    root.mkdir(parents=True)
+    (root / PROBE_FILE).write_text(f"probe {n} pending\n")
+    (root / "README.md").write_text("A scratch folder for a tool check.\n")
+    return git_init(root)
+
+
+def run_probe(
+    n: int,
+    *,
+    agent: Agent,
+    upstream: Upstream,
+    candidate: Candidate,
+    settings: RoundSettings,
+    probe_dir: Path,
+    isolated: bool,
+    wall_clock_seconds: float = PROBE_WALL_CLOCK,
+    outage_seconds: float = PROBE_OUTAGE_SECONDS,
+) -> ProbeRecord:
+    """One isolated probe; its events, gateway log and commands go to `probe_dir`."""
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    scratch_root().mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{candidate.key}-probe{n}-", dir=scratch_root()))
+    try:
+        worktree, home = scratch / "wt", scratch / "home"
+        base = _probe_worktree(worktree, n)
+        home.mkdir()
+        text = f"probe {n} ok {secrets.token_hex(4)}"
+        outcome = run_session(
+            agent=agent, upstream=upstream, candidate=candidate, settings=settings,
+            worktree=worktree, home=home, socket_dir=scratch / "gw",
+            files=SessionFiles(probe_dir / "events.jsonl", probe_dir / "gateway.jsonl",
+                               probe_dir / AGENT_STDERR),
+            title=f"{candidate.key}-probe-{n}", prompt=probe_prompt(n, text),
+            isolated=isolated, wall_clock_seconds=wall_clock_seconds,
+            outage_seconds=outage_seconds,
+        )  # fmt: skip
+        atomic_write_bytes(probe_dir / "worktree.diff", final_diff(worktree, base))
+        save_commands(UnitPaths(probe_dir), outcome.trace)
+        content = (worktree / PROBE_FILE).read_text(errors="replace")
+        edited = text in content and any(e.endswith(PROBE_FILE) for e in outcome.trace.edits)
+        ran = any(c.status == "completed" and c.exit_code == 0 for c in outcome.trace.commands)
+        gw = outcome.gateway
+        identity = check_identity(
+            candidate.route,
+            candidate.expected_canonical_slug,
+            gw.observed_models,
+            gw.observed_providers,
+            gw.generation_models,
+        )
+        passed = (
+            edited
+            and ran
+            and outcome.stop_status == "completed"
+            and outcome.process.exit_code == 0
+            and identity.verdict == "consistent"
+        )
+        detail = [] if passed else [f"stop {outcome.stop_status}, exit {outcome.process.exit_code}"]
+        if not edited:
+            detail.append(f"{PROBE_FILE} not edited to the probe text through an edit tool")
+        if not ran:
+            detail.append("no shell command completed with exit 0")
+        if gw.error_classes:
+            detail.append(f"gateway errors {gw.error_classes}")
+        if identity.verdict == "contradicts":
+            detail.append(f"identity contradicts: {identity.contradictions}")
+        record = ProbeRecord(
+            probe=n, passed=passed, file_edited=edited, command_ran=ran,
+            stop_status=outcome.stop_status, exit_code=outcome.process.exit_code,
+            elapsed_seconds=outcome.process.elapsed_seconds, steps=gw.steps,
+            identity_verdict=identity.verdict, observed_models=identity.observed_models,
+            upstream_errors=gw.upstream_errors, error_classes=sorted(gw.error_classes),
+            cost_usd=gw.cost_usd, detail="; ".join(detail),
+        )  # fmt: skip
+        write_record(probe_dir / "probe.json", record)
+        return record
+    finally:
+        remove_scratch(scratch)
+
+
+def failure_class(probe: ProbeRecord) -> NotTestableClass:
+    if probe.error_classes or probe.identity_verdict == "contradicts":
+        return "route_provider"
+    return "adapter_unstable"
+
+
+def run_preflight(
+    round_id: str,
+    model_key: str,
+    *,
+    evidence_dir: Path = EVIDENCE_DIR,
+    agent: Agent | None = None,
+) -> PreflightRecord:
+    """Qualify one route (the record is written once; a second call returns it)."""
+    settings = load_round(round_id)
+    candidate = load_cohort(settings.cohort_path).by_key(model_key)
+    paths = round_paths(round_id, evidence_dir)
+    target = paths.preflight(model_key)
+    if target.exists():
+        return read_record(target, PreflightRecord)
+    agent = agent or default_agent()
+    isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
+    started = now_iso()
+    probes: list[ProbeRecord] = []
+    reason_class: NotTestableClass | None = None
+    reason = ""
+    with round_gateway(settings) as upstream:
+        catalogue = check_catalogue(upstream, candidate)
+        if not catalogue.passed:
+            reason_class, reason = "catalogue", catalogue.detail
+        else:
+            for n in range(1, settings.probes + 1):
+                probe = run_probe(
+                    n, agent=agent, upstream=upstream, candidate=candidate, settings=settings,
+                    probe_dir=paths.probe_dir(model_key, n), isolated=isolated,
+                )  # fmt: skip
+                probes.append(probe)
+                if not probe.passed:
+                    reason_class = failure_class(probe)
+                    reason = f"probe {n} of {settings.probes} failed: {probe.detail}"
+                    break
+    qualified = reason_class is None
+    record = PreflightRecord(
+        round_id=round_id, model_key=model_key, route=candidate.route,
+        expected_slug=candidate.expected_canonical_slug, agent=agent.info,
+        gateway_kind=settings.gateway.kind, isolation=isolation_for(isolated), catalogue=catalogue,
+        probes=probes, probes_required=settings.probes, qualified=qualified,
+        verdict="qualified" if qualified else "not_testable", reason_class=reason_class,
+        reason=reason, cost_usd=round(sum(p.cost_usd for p in probes), 8),
+        started_at=started, finished_at=now_iso(),
+    )  # fmt: skip
+    write_record(target, record)
+    return record

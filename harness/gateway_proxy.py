@@ -118,6 +118,8 @@ class RecordingProxy:
         self._unix.proxy = self  # type: ignore[attr-defined]
         os.chmod(socket_path, 0o666)
         self._threads: list[threading.Thread] = []
+        self._in_flight = 0
+        self._idle = threading.Condition(self._lock)
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -136,13 +138,20 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         for server in (self._tcp, self._unix):
             thread = threading.Thread(
-                target=server.serve_forever, name="gateway-proxy", daemon=True
+                target=server.serve_forever, args=(0.05,), name="gateway-proxy", daemon=True
             )
             thread.start()
             self._threads.append(thread)
         return self
 
-    def stop(self) -> None:
+    def drain(self, timeout: float = 10.0) -> bool:
+        """Wait until no exchange is in flight (all records written); False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+
+    def stop(self, drain_timeout: float = 10.0) -> None:
+        """Stop serving; in-flight exchanges get `drain_timeout` seconds to finish their records."""
+        self.drain(drain_timeout)
         for server in (self._tcp, self._unix):
             server.shutdown()
             server.server_close()
@@ -158,6 +167,17 @@ class RecordingProxy:
         self.stop()
 
     # -- bookkeeping (called from handler threads) -----------------------------------------------
+    @contextmanager
+    def exchange(self) -> Iterator[None]:
+        with self._lock:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
     def admit(self, body: dict[str, Any]) -> tuple[int, int, bool, Refusal | None]:
         """(request index, step, retry?, refusal) for a chat request; counts it."""
         digest = hashlib.sha256(
@@ -254,15 +274,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        self._other("GET", None)
+        with self.proxy.exchange():
+            self._other("GET", None)
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if self.path.split("?")[0].rstrip("/") == f"{API}/chat/completions":
-            self._chat(raw)
-        else:
-            self._other("POST", raw)
+        with self.proxy.exchange():
+            if self.path.split("?")[0].rstrip("/") == f"{API}/chat/completions":
+                self._chat(raw)
+            else:
+                self._other("POST", raw)
 
     # -- responses ---------------------------------------------------------------------------
     def _send_json(self, status: int, data: Any) -> bytes:

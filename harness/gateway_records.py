@@ -150,6 +150,7 @@ class GatewaySummary(Record):
 
 
 def read_exchanges(path: Path) -> list[ExchangeRecord]:
+    """The records of a `gateway.jsonl`, in request order (lines are appended at completion)."""
     if not path.exists():
         return []
     records = []
@@ -160,7 +161,7 @@ def read_exchanges(path: Path) -> list[ExchangeRecord]:
             records.append(ExchangeRecord.model_validate_json(line))
         except ValueError as exc:
             raise RecordError(f"{path}: line {number}: {exc}") from exc
-    return records
+    return sorted(records, key=lambda r: r.index)
 
 
 def _add(seen: list[str], value: str | None) -> None:

@@ -36,6 +36,22 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
+def argument_pieces(arguments: str) -> list[str]:
+    """Arguments in fragments the way providers stream them: one top-level key per fragment."""
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict) or not parsed or json.dumps(parsed) != arguments:
+        return _pieces(arguments, ARG_FRAGMENT)
+    keys = [
+        ("{" if i == 0 else ", ") + json.dumps(k) + ": " + json.dumps(v)
+        for i, (k, v) in enumerate(parsed.items())
+    ]
+    keys[-1] += "}"
+    return [piece for key in keys for piece in _pieces(key, ARG_FRAGMENT)]
+
+
 def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes]:
     """The SSE body, event by event (each ends in a blank line)."""
     head = {
@@ -76,7 +92,7 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
             "function": {"name": name, "arguments": ""},
         }
         yield delta({"tool_calls": [first]})
-        for piece in _pieces(arguments, ARG_FRAGMENT):
+        for piece in argument_pieces(arguments):
             yield delta({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     yield delta({}, reply.finish_reason)
     yield chunk([], usage=usage_object(reply))

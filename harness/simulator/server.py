@@ -74,7 +74,7 @@ class Simulator:
 
     def start(self) -> Simulator:
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="simulator", daemon=True
+            target=self._server.serve_forever, args=(0.05,), name="simulator", daemon=True
         )
         self._thread.start()
         return self

@@ -1,0 +1,129 @@
+"""Helpers for the gateway tests: quick scripts, a loopback guard and a minimal agent loop."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from harness.simulator.script import ScriptedModel
+
+PARAMS = ["max_tokens", "temperature", "tools", "tool_choice", "reasoning"]
+
+
+def script(model_id: str, turns: list[dict[str, Any]], **extra: Any) -> ScriptedModel:
+    """A scripted model with a small catalogue entry (`id` != `canonical_slug`)."""
+    catalogue = {
+        "id": model_id,
+        "canonical_slug": f"{model_id}-20260101",
+        "name": model_id,
+        "pricing": {"prompt": "0.000002", "completion": "0.00001"},
+        "supported_parameters": PARAMS,
+        "reasoning": {"supported_efforts": ["high"], "default_effort": "high"},
+        **extra.pop("catalogue", {}),
+    }
+    session = {"turns": turns, **extra.pop("session", {})}
+    return ScriptedModel.model_validate(
+        {"description": "test", "catalogue": catalogue, "session": session, **extra}
+    )
+
+
+@contextmanager
+def loopback_only() -> Iterator[list[Any]]:
+    """Fail any socket connect outside 127.0.0.0/8 (or a Unix socket) while active."""
+    original = socket.socket.connect
+    seen: list[Any] = []
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        seen.append(address)
+        if self.family == socket.AF_UNIX:
+            return original(self, address)
+        host = address[0]
+        if host == "localhost" or ipaddress.ip_address(host).is_loopback:
+            return original(self, address)
+        raise AssertionError(f"connection outside loopback attempted: {address!r}")
+
+    socket.socket.connect = guarded  # type: ignore[method-assign,assignment]
+    try:
+        yield seen
+    finally:
+        socket.socket.connect = original  # type: ignore[method-assign]
+
+
+def system_prompt(workdir: str) -> str:
+    return f"You are a coding agent.\n<env>\n  Working directory: {workdir}\n</env>"
+
+
+def drive(
+    base_url: str,
+    model: str,
+    prompt: str,
+    *,
+    workdir: str = "/tmp/wt",
+    max_requests: int = 60,
+    api_key: str = "sk-placeholder",
+    stream: bool = True,
+) -> tuple[list[dict[str, Any]], Exception | None]:
+    """A toy agent: answers every tool call with "ok" until the model stops or an error.
+
+    Returns the conversation and the error that ended it (None on a normal stop).
+    """
+    client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=20)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system_prompt(workdir)},
+        {"role": "user", "content": prompt},
+    ]
+    tools = [
+        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+        for n in ("bash", "read", "write", "edit")
+    ]
+    for _ in range(max_requests):
+        try:
+            kwargs: dict[str, Any] = {"model": model, "messages": messages, "tools": tools,
+                                      "tool_choice": "auto", "max_tokens": 1000}  # fmt: skip
+            if stream:
+                text, calls = "", dict[int, dict[str, str]]()
+                for chunk in client.chat.completions.create(**kwargs, stream=True):
+                    for choice in chunk.choices:
+                        text += choice.delta.content or ""
+                        for call in choice.delta.tool_calls or []:
+                            slot = calls.setdefault(call.index, {"id": "", "name": "", "args": ""})
+                            slot["id"] = call.id or slot["id"]
+                            if call.function:
+                                slot["name"] = call.function.name or slot["name"]
+                                slot["args"] += call.function.arguments or ""
+                tool_calls = [calls[i] for i in sorted(calls)]
+            else:
+                reply = client.chat.completions.create(**kwargs).choices[0].message
+                text = reply.content or ""
+                tool_calls = [
+                    {"id": c.id, "name": c.function.name, "args": c.function.arguments}
+                    for c in reply.tool_calls or []
+                    if c.type == "function"
+                ]
+        except openai.OpenAIError as exc:
+            return messages, exc
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if tool_calls:
+            message["tool_calls"] = [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": c["args"]}}
+                for c in tool_calls
+            ]  # fmt: skip
+        messages.append(message)
+        if not tool_calls:
+            return messages, None
+        for c in tool_calls:
+            json.loads(c["args"])  # arguments must be complete JSON
+            messages.append({"role": "tool", "tool_call_id": c["id"], "content": "ok"})
+    return messages, None
+
+
+def files_containing(root: Path, needle: str) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]

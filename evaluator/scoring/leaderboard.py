@@ -1,0 +1,362 @@
+"""`evidence/<round>/leaderboard.json`: every unit's status, score breakdown and advancement.
+
+Statuses, decided in this order:
+- `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
+- `invalid`: the session is invalid (reasons shown) or its events.jsonl is missing; never ranked;
+- `evaluation_failed`: no usable result.json, an evaluator error, or a check not executed
+  (evaluator/browser failure); listed apart, never scored as a model failure;
+- `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
+- `ranked`: scored and gate-eligible.
+Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
+them. A scored row is provisional while any manual dimension lacks its required reviews.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from evaluator.scoring.advancement import MARGIN, TIE_RULE, TOP, Entry, rank
+from evaluator.scoring.codes import CodesRecord
+from evaluator.scoring.efficiency import minutes, score_efficiency
+from evaluator.scoring.events import read_bash_calls
+from evaluator.scoring.evidence import RoundContext, UnitEvidence
+from evaluator.scoring.model import DimensionScore, Record
+from evaluator.scoring.reviews import THIRD_REVIEW_GAP, Review, ReviewStatus, aggregate
+from evaluator.scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
+from evaluator.scoring.verification import score_verification
+from harness.session_records import Tokens
+from records.io import read_json
+
+UnitStatus = Literal[
+    "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"
+]
+STATUS_ORDER = (
+    "ranked",
+    "gate_failed",
+    "evaluation_failed",
+    "provider_outage",
+    "harness_failure",
+    "invalid",
+)
+
+
+class Explanation(Record):
+    """Where one number of the row comes from."""
+
+    field: str
+    value: str
+    sources: list[str]
+    detail: str = ""
+
+
+class Breakdown(Record):
+    functional: DimensionScore
+    responsive: DimensionScore
+    accessibility: DimensionScore
+    visual: DimensionScore
+    code: DimensionScore
+    verification: DimensionScore
+    efficiency: DimensionScore
+
+
+class GateFailure(Record):
+    id: str
+    reason: str
+
+
+class Advancement(Record):
+    advanced: bool
+    reason: str
+    tied_with: list[str] = Field(default_factory=list, description="candidate codes")
+    behind_fifth: float | None = None
+
+
+class ReviewState(Record):
+    visual: ReviewStatus
+    code: ReviewStatus
+
+
+class LeaderboardRow(Record):
+    unit: str
+    candidate_code: str | None
+    model_key: str
+    route: str
+    display_name: str
+    repetition: int
+    replacement_of: str | None = None
+    status: UnitStatus
+    status_reasons: list[str] = Field(default_factory=list)
+    breakdown: Breakdown | None = None
+    automated_score: float | None = None
+    raw_total: float | None = None
+    total: float | None = None
+    capped: bool = False
+    provisional: bool = False
+    reviews: ReviewState | None = None
+    eligible: bool = False
+    gates_failed: list[GateFailure] = Field(default_factory=list)
+    checks_not_executed: list[str] = Field(default_factory=list)
+    rank: int | None = None
+    advancement: Advancement
+    elapsed_seconds: float
+    cost_usd: float | None
+    tokens: Tokens
+    stop_status: str
+    exit_code: int | None
+    validity: str
+    invalid_reasons: list[str] = Field(default_factory=list)
+    failure_class: str
+    failure_detail: str = ""
+    identity_verdict: str
+    explanations: list[Explanation] = Field(default_factory=list)
+
+
+class NotTestable(Record):
+    model_key: str
+    display_name: str
+    route: str
+    reason_class: str | None
+    reason: str
+    source: str
+
+
+class Tie(Record):
+    total: float
+    codes: list[str]
+
+
+class Rules(Record):
+    max_points: float = 100.0
+    gate_cap: float = GATE_CAP
+    tie_rule: str = TIE_RULE
+    advancement: str = (
+        f"top {TOP} gate-eligible units plus every eligible unit within {MARGIN:g} points of fifth"
+    )
+    third_review: str = (
+        f"a third review is required when the first two visual scores differ by more than "
+        f"{THIRD_REVIEW_GAP['visual']:g} or code scores by more than "
+        f"{THIRD_REVIEW_GAP['code_quality']:g}; until then the average is shown as provisional"
+    )
+    aggregation: str = "median of all reviews (the average of two)"
+
+
+class Leaderboard(Record):
+    """The round's result; rows are ranked units, then gate failures, then the rows listed apart."""
+
+    schema_version: int = 1
+    round_id: str
+    provisional: bool
+    rules: Rules = Field(default_factory=Rules)
+    fifth_total: float | None
+    advancing: list[str] = Field(description="candidate codes")
+    ties: list[Tie] = Field(default_factory=list)
+    units: list[LeaderboardRow]
+    not_testable: list[NotTestable] = Field(default_factory=list)
+
+
+def _status(ctx: RoundContext, unit: UnitEvidence) -> tuple[UnitStatus, list[str], list[str]]:
+    """(status, reasons, checks not executed)."""
+    s = unit.session
+    if s.failure_class == "provider_outage":
+        return "provider_outage", [s.failure_detail or "provider outage"], []
+    if s.failure_class == "harness":
+        return "harness_failure", [s.failure_detail or "harness failure"], []
+    if s.validity != "valid":
+        return "invalid", list(s.invalid_reasons) or ["session marked invalid"], []
+    if not unit.paths.events.exists():
+        return "invalid", [f"required evidence missing: {ctx.rel(unit.paths.events)}"], []
+    if unit.result is None:
+        return "evaluation_failed", [unit.result_error or "no evaluation result"], []
+    not_run = [c.id for c in unit.result.checks if not c.executed]
+    reasons = []
+    if unit.result.evaluator_error:
+        reasons.append(f"evaluator error: {unit.result.evaluator_error}")
+    if not_run:
+        reasons.append(f"checks not executed: {', '.join(not_run)}")
+    if reasons:
+        return "evaluation_failed", reasons, not_run
+    if unit.result.hard_gate_failed:
+        failed = [g.id for g in unit.result.gates if g.failed]
+        return "gate_failed", [f"hard gate failed: {', '.join(failed) or 'unnamed'}"], []
+    return "ranked", [], []
+
+
+def _row(
+    ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review]
+) -> tuple[LeaderboardRow, Entry | None]:
+    s = unit.session
+    candidate = ctx.cohort.by_key(s.model_key)
+    status, reasons, not_run = _status(ctx, unit)
+    session_src = ctx.rel(unit.paths.session)
+    row = LeaderboardRow(
+        unit=unit.unit,
+        candidate_code=code,
+        model_key=s.model_key,
+        route=s.requested_route,
+        display_name=candidate.display_name,
+        repetition=s.repetition,
+        replacement_of=s.replacement_of,
+        status=status,
+        status_reasons=reasons,
+        checks_not_executed=not_run,
+        elapsed_seconds=s.elapsed_seconds,
+        cost_usd=s.cost_usd,
+        tokens=s.tokens,
+        stop_status=s.stop_status,
+        exit_code=s.exit_code,
+        validity=s.validity,
+        invalid_reasons=list(s.invalid_reasons),
+        failure_class=s.failure_class,
+        failure_detail=s.failure_detail,
+        identity_verdict=s.identity.verdict,
+        advancement=Advancement(advanced=False, reason=f"not ranked: {status}"),
+        explanations=[
+            Explanation(
+                field="elapsed_seconds",
+                value=minutes(s.elapsed_seconds),
+                sources=[f"{session_src}#elapsed_seconds"],
+                detail=f"stop: {s.stop_status}",
+            ),
+            Explanation(
+                field="cost_usd",
+                value=str(s.cost_usd),
+                sources=[f"{session_src}#cost_usd"],
+                detail="from the recording gateway proxy, not the agent's estimate",
+            ),
+            Explanation(
+                field="tokens", value=str(s.tokens.total), sources=[f"{session_src}#tokens"]
+            ),
+        ],
+    )
+    if status not in ("ranked", "gate_failed") or unit.result is None or code is None:
+        return row, None
+    result = unit.result
+    result_src = ctx.rel(unit.paths.result)
+    dims = automated_dimensions(result, result_src)
+    visual = aggregate(reviews, code, "visual")
+    quality = aggregate(reviews, code, "code_quality")
+    dims["visual"] = manual_dimension(visual)
+    dims["code"] = manual_dimension(quality)
+    calls = read_bash_calls(unit.paths.events)
+    dims["verification"] = score_verification(
+        calls,
+        unit.paths.progress,
+        result,
+        events_source=ctx.rel(unit.paths.events),
+        progress_source=ctx.rel(unit.paths.progress),
+        result_source=result_src,
+    )
+    dims["efficiency"] = score_efficiency(s, source=session_src)
+    summed = total(dims, result.hard_gate_failed)
+    automated = sum(float(c.points) for c in result.checks)
+    if automated != result.automated_score:
+        row.status_reasons.append(
+            f"{result_src}: automated_score {result.automated_score} differs from the checks' sum "
+            f"{automated:g}; the checks' sum is used"
+        )
+    row.breakdown = Breakdown(**dims)
+    row.automated_score = automated
+    row.raw_total, row.total = summed.raw_total, summed.total
+    row.capped, row.provisional = summed.capped, summed.provisional
+    row.reviews = ReviewState(visual=visual.status, code=quality.status)
+    row.gates_failed = [GateFailure(id=g.id, reason=g.reason) for g in result.gates if g.failed]
+    row.eligible = status == "ranked"
+    parts = " + ".join(f"{d} {(dims[d].points or 0):g}" for d in dims)
+    cap = f"; capped at {GATE_CAP:g} (hard gate failed)" if summed.capped else ""
+    row.explanations.append(
+        Explanation(
+            field="total",
+            value=f"{summed.total:g}",
+            sources=[result_src, session_src],
+            detail=f"{parts} = {summed.raw_total:g}{cap}"
+            + ("; provisional: reviews incomplete" if summed.provisional else ""),
+        )
+    )
+    if not row.eligible:
+        failed = ", ".join(g.id for g in row.gates_failed)
+        row.advancement = Advancement(
+            advanced=False, reason=f"ineligible: hard gate failed ({failed})"
+        )
+        return row, None
+    return row, Entry(unit.unit, code, summed.total, automated, s.cost_usd)
+
+
+def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
+    """Candidates whose preflight record says not testable (absent records are tolerated)."""
+    rows = []
+    for c in ctx.cohort.candidates:
+        path = ctx.paths.preflight(c.key)
+        if c.key in tested or not path.exists():
+            continue
+        data = read_json(path)
+        if (
+            not isinstance(data, dict)
+            or data.get("verdict") == "qualified"
+            or data.get("qualified")
+        ):
+            continue
+        rows.append(
+            NotTestable(
+                model_key=c.key,
+                display_name=c.display_name,
+                route=c.route,
+                reason_class=data.get("reason_class"),
+                reason=str(data.get("reason") or json.dumps(data.get("verdict"))),
+                source=ctx.rel(path),
+            )
+        )
+    return rows
+
+
+def build_leaderboard(
+    ctx: RoundContext, units: list[UnitEvidence], codes: CodesRecord, reviews: list[Review]
+) -> Leaderboard:
+    """Score every unit, rank the eligible ones and decide advancement."""
+    rows: list[LeaderboardRow] = []
+    entries: list[Entry] = []
+    for unit in units:
+        code = next((e.code for e in codes.codes if e.unit == unit.unit), None)
+        row, entry = _row(ctx, unit, code, reviews)
+        rows.append(row)
+        if entry is not None:
+            entries.append(entry)
+    placements, fifth = rank(entries)
+    by_unit = {r.unit: r for r in rows}
+    for key, placement in placements.items():
+        row = by_unit[key]
+        row.rank = placement.rank
+        row.advancement = Advancement(
+            advanced=placement.advanced,
+            reason=placement.reason,
+            tied_with=placement.tied_with,
+            behind_fifth=placement.behind_fifth,
+        )
+        row.explanations.append(
+            Explanation(
+                field="rank",
+                value=str(placement.rank),
+                sources=[],
+                detail=f"among {len(entries)} gate-eligible units; tie rule: {TIE_RULE}",
+            )
+        )
+    rows.sort(key=lambda r: (STATUS_ORDER.index(r.status), r.rank or 0, -(r.total or 0), r.unit))
+    ties: dict[float, list[str]] = {}
+    for entry in entries:
+        ties.setdefault(round(entry.total, 6), []).append(entry.code)
+    scored = [r for r in rows if r.status in ("ranked", "gate_failed")]
+    return Leaderboard(
+        round_id=ctx.round_id,
+        provisional=any(r.provisional for r in scored),
+        fifth_total=fifth,
+        advancing=[r.candidate_code for r in rows if r.advancement.advanced and r.candidate_code],
+        ties=[
+            Tie(total=t, codes=sorted(c))
+            for t, c in sorted(ties.items(), reverse=True)
+            if len(c) > 1
+        ],
+        units=rows,
+        not_testable=not_testable(ctx, {r.model_key for r in rows}),
+    )

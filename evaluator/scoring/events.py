@@ -12,8 +12,6 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from records.io import RecordError
-
 CONTROL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 WRAPPERS = frozenset({"env", "time", "exec", "command", "nice", "nohup"})
@@ -36,23 +34,20 @@ class BashCall:
 def read_bash_calls(path: Path) -> list[BashCall]:
     """Every bash tool call in `path`, in event order; a missing file yields none.
 
-    A malformed line raises `RecordError` naming the file and line, except an unterminated last
-    line (a session killed mid-write), which is ignored.
+    Lines that are not JSON (e.g. the unterminated last line of a killed session) are skipped, as
+    the harness's own trace reader does; they cannot show a command being run.
     """
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
     calls: list[BashCall] = []
+    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             event = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            if number == len(lines) and not text.endswith("\n"):
-                break
-            raise RecordError(f"{path}: line {number}: not valid JSON ({exc.msg})") from exc
+        except json.JSONDecodeError:
+            continue
         call = _bash_call(event, number)
         if call is not None:
             calls.append(call)

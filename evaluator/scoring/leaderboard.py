@@ -28,7 +28,7 @@ from evaluator.scoring.reviews import THIRD_REVIEW_GAP, Review, ReviewStatus, ag
 from evaluator.scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from evaluator.scoring.verification import score_verification
 from harness.session_records import Tokens
-from records.io import read_json
+from records.io import RecordError, read_json
 
 UnitStatus = Literal[
     "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"
@@ -188,7 +188,10 @@ def _row(
     ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review]
 ) -> tuple[LeaderboardRow, Entry | None]:
     s = unit.session
-    candidate = ctx.cohort.by_key(s.model_key)
+    try:
+        candidate = ctx.cohort.by_key(s.model_key)
+    except KeyError as exc:
+        raise RecordError(f"{unit.paths.session}: field model_key: {exc.args[0]}") from exc
     status, reasons, not_run = _status(ctx, unit)
     session_src = ctx.rel(unit.paths.session)
     row = LeaderboardRow(

@@ -105,6 +105,7 @@ def leaky_unit(tmp_path: Path) -> tuple[object, str]:
         f"+// Built by {candidate.display_name} ({candidate.route}) for {candidate.company}\n"
         f"+const agent = '{candidate.key}'; // session ses_dd16cbb0cffeOqRJMA6omQr1PK\n"
         'diff --git a/.opencode/state.json b/.opencode/state.json\n+{"model": "x"}\n'
+        "diff --git a/PROGRESS.md b/PROGRESS.md\n+- [x] done, cost $1.25 so far\n"
     )
     progress = (
         f"# Progress ({candidate.display_name.upper()})\n"

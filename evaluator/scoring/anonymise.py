@@ -121,16 +121,17 @@ def scrub(text: str, pattern: re.Pattern[str], money: bool = False) -> tuple[str
 AGENT_FILES = re.compile(r"(^|/)(\.opencode/|opencode\.jsonc?$)", re.I)
 
 
-def drop_agent_files(diff: str) -> str:
-    """Remove the sections of a git diff that touch OpenCode's own files (`.opencode/`,
-    `opencode.json`)."""
-    sections = re.split(r"(?m)^(?=diff --git )", diff)
+def anonymise_diff(diff: str, pattern: re.Pattern[str]) -> str:
+    """Scrub a git diff: drop the sections of OpenCode's own files (`.opencode/`,
+    `opencode.json`), scrub identities everywhere and dollar amounts in PROGRESS.md's section."""
     kept = []
-    for section in sections:
+    for section in re.split(r"(?m)^(?=diff --git )", diff):
         header = re.match(r"diff --git a/(\S+) b/(\S+)", section)
-        if header and (AGENT_FILES.search(header.group(1)) or AGENT_FILES.search(header.group(2))):
+        paths = header.groups() if header else ()
+        if any(AGENT_FILES.search(p) for p in paths):
             continue
-        kept.append(section)
+        progress = any(p.rsplit("/", 1)[-1] == "PROGRESS.md" for p in paths)
+        kept.append(scrub(section, pattern, money=progress)[0])
     return "".join(kept)
 
 

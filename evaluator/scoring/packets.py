@@ -16,7 +16,7 @@ from pathlib import Path
 
 from evaluator.scoring.anonymise import (
     LeakError,
-    drop_agent_files,
+    anonymise_diff,
     identity_pattern,
     identity_strings,
     leak_scan,
@@ -101,8 +101,8 @@ def write_packet(unit: UnitEvidence, code: str, target: Path, pattern: re.Patter
     else:
         missing.append("video")
     if unit.paths.diff.is_file():
-        diff = drop_agent_files(unit.paths.diff.read_text(encoding="utf-8", errors="replace"))
-        atomic_write_text(target / "changes.diff", scrub(diff, pattern)[0])
+        diff = unit.paths.diff.read_text(encoding="utf-8", errors="replace")
+        atomic_write_text(target / "changes.diff", anonymise_diff(diff, pattern))
     else:
         missing.append("changes.diff")
     if unit.paths.progress.is_file():

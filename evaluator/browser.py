@@ -1,0 +1,166 @@
+"""Chromium launch, the loopback-only request guard, the settled-state wait and axe injection.
+
+The browser must never send a packet beyond loopback. Three layers (DESIGN §6): the launch flags
+below (no background services, every host name resolves to nothing except 127.0.0.1/localhost),
+the loopback-only network namespace the browser phase runs in (`sandbox.loopback_netns_argv`),
+and `guard_context`, which aborts every request whose host is not loopback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import BrowserContext, Page, Playwright, Route, ViewportSize
+
+from records.tools import AXE_JS, CHROMIUM
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+]
+
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+VIEWPORTS: dict[int, ViewportSize] = {
+    360: {"width": 360, "height": 780},
+    768: {"width": 768, "height": 1024},
+    1440: {"width": 1440, "height": 900},
+}
+
+SETTLE_TIMEOUT_MS = 3000
+
+
+def launch(playwright: Playwright) -> Any:
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=30_000
+    )
+
+
+@dataclass
+class RequestLog:
+    blocked: list[str] = field(default_factory=list)
+    non_get: list[str] = field(default_factory=list)
+    all_urls: list[str] = field(default_factory=list)
+
+
+def is_loopback(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return (parts.hostname or "") in {h.strip("[]") for h in LOOPBACK_HOSTS}
+
+
+def guard_context(context: BrowserContext, log: RequestLog) -> None:
+    """Abort every request that would leave loopback, and remember it."""
+
+    def handle(route: Route) -> None:
+        request = route.request
+        url = request.url
+        log.all_urls.append(url)
+        if request.method not in ("GET", "HEAD"):
+            log.non_get.append(f"{request.method} {url}")
+        if not is_loopback(url):
+            log.blocked.append(url)
+            route.abort("blockedbyclient")
+            return
+        route.continue_()
+
+    context.route("**/*", handle)
+
+
+# The settled state. Waits for fonts, then brings every finite animation (CSS animations,
+# transitions, Web Animations) to its end with `finish()` — the exact state it would reach by
+# itself, without spending its wall-clock time — until two quiet frames pass. Infinite
+# animations are left running. Returns what was still animating when time ran out (a page that
+# keeps starting new animations never settles).
+SETTLE_JS = """
+async (maxMs) => {
+  const t0 = performance.now();
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const sleep = (ms) => new Promise(r => setTimeout(r, Math.max(0, ms)));
+  const describe = (a) => {
+    const t = a.effect && a.effect.target;
+    let who = t ? t.tagName.toLowerCase() : '?';
+    if (t && t.id) who += '#' + t.id;
+    const name = a.animationName || a.transitionProperty || a.id || a.constructor.name;
+    return who + ' ' + name;
+  };
+  const finite = () => document.getAnimations().filter(a => {
+    if (a.playState !== 'running' && a.playState !== 'pending') return false;
+    const t = a.effect && a.effect.getComputedTiming();
+    return !!t && Number.isFinite(t.endTime);
+  });
+  try {
+    await Promise.race([document.fonts ? document.fonts.ready : null, sleep(maxMs)]);
+  } catch (e) {}
+  let quiet = 0;
+  while (performance.now() - t0 < maxMs) {
+    const running = finite();
+    if (running.length === 0) {
+      quiet += 1;
+      if (quiet >= 2) return { settled: true, pending: [] };
+      await frame();
+      continue;
+    }
+    quiet = 0;
+    for (const a of running) { try { a.finish(); } catch (e) {} }
+    await frame();
+  }
+  return { settled: false, pending: finite().slice(0, 10).map(describe) };
+}
+"""
+
+
+def settle(page: Page, timeout_ms: int = SETTLE_TIMEOUT_MS) -> list[str]:
+    """Wait for the settled state; returns descriptions of animations still running (if any)."""
+    # A page that never finishes loading is judged by the checks, not here.
+    with contextlib.suppress(Exception):
+        page.wait_for_load_state("load", timeout=10_000)
+    outcome = page.evaluate(SETTLE_JS, timeout_ms)
+    pending: list[str] = list(outcome.get("pending", []))
+    return pending
+
+
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def run_axe(page: Page, include: str | None = None) -> dict[str, Any]:
+    """Run axe-core (WCAG 2.x A/AA rules) on the page, or only inside `include` (a CSS selector)."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_JS))
+    options = {"runOnly": {"type": "tag", "values": AXE_TAGS}, "resultTypes": ["violations"]}
+    result: dict[str, Any] = page.evaluate(
+        "async ([include, options]) => {"
+        "  const ctx = include ? { include: [include] } : document;"
+        "  const r = await axe.run(ctx, options);"
+        "  return { violations: r.violations, url: r.url, testEngine: r.testEngine };"
+        "}",
+        [include, options],
+    )
+    return result
+
+
+def axe_version() -> str | None:
+    try:
+        head = AXE_JS.read_text(encoding="utf-8", errors="replace")[:300]
+    except OSError:
+        return None
+    for token in head.split():
+        if token[:1].isdigit() and token.count(".") == 2:
+            return token.strip("*/ ")
+    return None
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)

@@ -1,0 +1,435 @@
+"""The browser phase, run as a child process inside a loopback-only network namespace.
+
+    unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
+        python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE
+
+It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the 15 checks and
+writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
+the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json.
+
+One browser, two contexts: the three core journeys run on one page of a recording context (the
+interaction video and the trace); everything else runs on fresh pages of a second context. A
+watchdog kills Chromium when one check exceeds its budget (a page that blocks its main thread
+would otherwise hang `page.evaluate` forever); the check fails with that diagnostic and the
+browser is relaunched for the next check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from evaluator import probes
+from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
+from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
+from evaluator.checks.base import CheckContext, CheckStopped, Facts
+from evaluator.data import DATA_FILE, VenueData, load_venues
+from evaluator.result import CheckResult, Diagnostic, Screenshot
+from evaluator.serve import StaticServer
+from records.io import write_json
+from records.tools import CHROMIUM
+
+CHECK_BUDGET_S = 60.0
+MAX_HANGS = 2
+
+
+@dataclass
+class PhaseOptions:
+    dist: Path
+    out: Path
+    phase_json: Path
+    data_file: Path = DATA_FILE
+    only: list[str] | None = None
+    video: bool = True
+    trace: bool = True
+    screenshots: bool = True
+    check_budget_s: float = CHECK_BUDGET_S
+
+
+@dataclass
+class PhaseState:
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    probes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    screenshots: list[dict[str, Any]] = field(default_factory=list)
+    video: str | None = None
+    trace: str | None = None
+    axe: str | None = None
+    versions: dict[str, str | None] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    blocked_requests: list[str] = field(default_factory=list)
+    error: str | None = None
+    complete: bool = False
+
+
+class Session:
+    """One Chromium with a guarded main context and (optionally) a recording context."""
+
+    def __init__(self, pw: Playwright, opts: PhaseOptions, requests: RequestLog) -> None:
+        self.pw = pw
+        self.opts = opts
+        self.requests = requests
+        self.run_id = uuid.uuid4().hex
+        self.browser: Browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[*CHROMIUM_ARGS, f"--siteos-run={self.run_id}"],
+            headless=True,
+            timeout=30_000,
+        )
+        self.main = self._context()
+        self.recording: BrowserContext | None = None
+        self.recording_page: Page | None = None
+        self.hung = False
+
+    def _context(self, record: bool = False) -> BrowserContext:
+        options: dict[str, Any] = {
+            "viewport": VIEWPORTS[1440],
+            "locale": "en-US",
+            "timezone_id": "Europe/Lisbon",
+            "color_scheme": "light",
+            "reduced_motion": "no-preference",
+            "device_scale_factor": 1,
+            "service_workers": "block",
+        }
+        if record:
+            options["record_video_dir"] = str(self.opts.out / ".video")
+            options["record_video_size"] = {"width": 1280, "height": 800}
+        context = self.browser.new_context(**options)
+        guard_context(context, self.requests)
+        return context
+
+    def recording_ctx(self) -> tuple[BrowserContext, Page]:
+        if self.recording is None or self.recording_page is None:
+            self.recording = self._context(record=self.opts.video)
+            if self.opts.trace:
+                self.recording.tracing.start(screenshots=True, snapshots=True, sources=False)
+            self.recording_page = self.recording.new_page()
+        return self.recording, self.recording_page
+
+    def finish_recording(self, state: PhaseState) -> None:
+        if self.recording is None:
+            return
+        out = self.opts.out
+        if self.opts.trace:
+            try:
+                self.recording.tracing.stop(path=str(out / "trace.zip"))
+                state.trace = "trace.zip"
+            except PlaywrightError:
+                pass
+        video = self.recording_page.video if self.recording_page is not None else None
+        self.recording.close()
+        if video is not None:
+            try:
+                shutil.move(video.path(), out / "video.webm")
+                state.video = "video.webm"
+            except (PlaywrightError, OSError):
+                pass
+        shutil.rmtree(out / ".video", ignore_errors=True)
+        self.recording = None
+        self.recording_page = None
+
+    def kill(self) -> None:
+        """Kill this session's Chromium (found by its unique run flag)."""
+        self.hung = True
+        marker = f"--siteos-run={self.run_id}".encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if marker in (entry / "cmdline").read_bytes():
+                    os.kill(int(entry.name), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                continue
+
+    def close(self) -> None:
+        with contextlib.suppress(PlaywrightError):
+            self.browser.close()
+
+
+def _path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def run_check(
+    module: ModuleType,
+    make_ctx: Callable[[], CheckContext],
+    session: Session,
+    budget_s: float,
+) -> CheckResult:
+    started = time.monotonic()
+    diagnostics: list[Diagnostic] = []
+    executed = True
+    timer = threading.Timer(budget_s, session.kill)
+    timer.daemon = True
+    timer.start()
+    ctx: CheckContext | None = None
+    try:
+        ctx = make_ctx()
+        module.run(ctx)
+    except CheckStopped:
+        pass
+    except PlaywrightTimeoutError as exc:
+        if ctx is not None:
+            ctx.problem(
+                "the page responds to the check's action in time", f"timed out: {_first_line(exc)}"
+            )
+    except Exception as exc:  # noqa: BLE001 - classify below
+        if session.hung:
+            pass
+        else:
+            executed = False
+            diagnostics.append(
+                Diagnostic(
+                    expected="the check runs to completion",
+                    seen=f"evaluator/browser failure: {type(exc).__name__}: {_first_line(exc)}",
+                    url=ctx.path() if ctx is not None and not ctx.page.is_closed() else None,
+                )
+            )
+            traceback.print_exc()
+    finally:
+        timer.cancel()
+        if ctx is not None:
+            diagnostics = ctx.diagnostics + diagnostics
+            if not session.hung:
+                with contextlib.suppress(PlaywrightError):
+                    ctx.close()
+    if session.hung:
+        executed = True
+        diagnostics.append(
+            Diagnostic(
+                expected=f"the page stays responsive (each check gets {budget_s:.0f} s)",
+                seen="the page stopped responding (a script blocking the main thread, or an "
+                "endless render loop); the browser was killed",
+            )
+        )
+    passed = executed and not diagnostics
+    return CheckResult(
+        id=module.ID,
+        dimension=module.DIMENSION,
+        points=module.POINTS if passed else 0,
+        max_points=module.POINTS,
+        executed=executed,
+        passed=passed,
+        diagnostics=diagnostics,
+        proves=proves(module),
+        duration_s=round(time.monotonic() - started, 2),
+    )
+
+
+def run_phase(opts: PhaseOptions) -> PhaseState:
+    state = PhaseState()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    shots = opts.out / "screenshots"
+    data: VenueData = load_venues(opts.data_file)
+    facts = Facts()
+    requests = RequestLog()
+    t_start = time.monotonic()
+    state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
+
+    def save() -> None:
+        state.facts = {
+            "max_overflow": facts.max_overflow,
+            "unsettled": sorted(set(facts.unsettled)),
+        }
+        state.blocked_requests = sorted(set(requests.blocked))
+        write_json(opts.phase_json, _state_json(state))
+
+    def shooter(page: Page, name: str, view_state: str, viewport: str, full_page: bool) -> None:
+        if not opts.screenshots:
+            return
+        shots.mkdir(parents=True, exist_ok=True)
+        file = shots / f"{name}--{view_state}--{viewport}.png"
+        try:
+            page.screenshot(
+                path=str(file),
+                full_page=full_page,
+                animations="disabled",
+                caret="hide",
+                timeout=15_000,
+            )
+        except PlaywrightError:
+            return
+        state.screenshots.append(
+            Screenshot(
+                page=name,
+                state=view_state,
+                viewport=viewport,
+                path=f"screenshots/{file.name}",
+                url=_path_of(page.url),
+            ).model_dump()
+        )
+
+    selected = [m for m in CHECKS if opts.only is None or m.ID in opts.only]
+    core_ids = set(CORE_JOURNEYS.values())
+    hangs = 0
+    with StaticServer(opts.dist) as server, sync_playwright() as pw:
+        session = Session(pw, opts, requests)
+        state.versions["chromium"] = session.browser.version
+        state.timings["browser_start_s"] = round(time.monotonic() - t_start, 2)
+
+        def main_ctx() -> CheckContext:
+            ctx = CheckContext(session.main, server.url, data, facts, requests)
+            ctx.shooter = shooter
+            return ctx
+
+        def core_ctx() -> CheckContext:
+            context, page = session.recording_ctx()
+            return CheckContext(context, server.url, data, facts, requests, page=page)
+
+        def relaunch() -> None:
+            nonlocal session
+            session.close()
+            session = Session(pw, opts, requests)
+
+        # Gate probes first (cheap, and they tell a reviewer the most).
+        for name, probe in (
+            ("root-page", probes.root_page),
+            ("keyboard-enquiry", probes.keyboard_enquiry),
+        ):
+            timer = threading.Timer(opts.check_budget_s, session.kill)
+            timer.start()
+            try:
+                ctx = main_ctx()
+                reason = probe(ctx)
+                ctx.close()
+                state.probes[name] = {"failed": reason is not None, "reason": reason or ""}
+            except CheckStopped as exc:
+                state.probes[name] = {"failed": True, "reason": str(exc)}
+            except Exception as exc:  # noqa: BLE001
+                why = "the page stopped responding" if session.hung else _first_line(exc)
+                state.probes[name] = {
+                    "failed": True,
+                    "reason": why,
+                    "evaluator_error": not session.hung,
+                }
+            finally:
+                timer.cancel()
+            if session.hung:
+                hangs += 1
+                relaunch()
+
+        t_checks = time.monotonic()
+        ordered = [m for m in selected if m.ID in core_ids] + [
+            m for m in selected if m.ID not in core_ids
+        ]
+        for module in ordered:
+            if hangs >= MAX_HANGS:
+                result = CheckResult(
+                    id=module.ID,
+                    dimension=module.DIMENSION,
+                    points=0,
+                    max_points=module.POINTS,
+                    executed=True,
+                    passed=False,
+                    proves=proves(module),
+                    diagnostics=[
+                        Diagnostic(
+                            expected="a responsive page",
+                            seen=f"not run: the page hung {hangs} times already",
+                        )
+                    ],
+                )
+            else:
+                maker = core_ctx if module.ID in core_ids else main_ctx
+                result = run_check(module, maker, session, opts.check_budget_s)
+                if session.hung:
+                    hangs += 1
+                    relaunch()
+            state.checks.append(result.model_dump())
+            save()
+            if module.ID in core_ids and not any(
+                m.ID in core_ids for m in ordered[ordered.index(module) + 1 :]
+            ):
+                session.finish_recording(state)
+        session.finish_recording(state)
+        state.timings["checks_s"] = round(time.monotonic() - t_checks, 2)
+        session.close()
+    write_json(opts.out / "axe.json", facts.axe_runs)
+    state.axe = "axe.json"
+    state.timings["browser_s"] = round(time.monotonic() - t_start, 2)
+    state.complete = True
+    save()
+    return state
+
+
+def _state_json(state: PhaseState) -> dict[str, Any]:
+    return {
+        "complete": state.complete,
+        "error": state.error,
+        "checks": state.checks,
+        "probes": state.probes,
+        "screenshots": state.screenshots,
+        "video": state.video,
+        "trace": state.trace,
+        "axe": state.axe,
+        "versions": state.versions,
+        "timings": state.timings,
+        "facts": state.facts,
+        "blocked_requests": state.blocked_requests,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluator.browser_phase")
+    parser.add_argument("--dist", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--phase-json", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=DATA_FILE)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--no-video", action="store_true")
+    parser.add_argument("--no-trace", action="store_true")
+    parser.add_argument("--no-screenshots", action="store_true")
+    parser.add_argument("--check-budget", type=float, default=CHECK_BUDGET_S)
+    args = parser.parse_args(argv)
+    opts = PhaseOptions(
+        dist=args.dist,
+        out=args.out,
+        phase_json=args.phase_json,
+        data_file=args.data,
+        only=[x for x in args.only.split(",") if x] or None,
+        video=not args.no_video,
+        trace=not args.no_trace,
+        screenshots=not args.no_screenshots,
+        check_budget_s=args.check_budget,
+    )
+    try:
+        run_phase(opts)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent through the phase file
+        traceback.print_exc()
+        try:
+            existing = json.loads(opts.phase_json.read_text()) if opts.phase_json.exists() else {}
+        except (OSError, ValueError):
+            existing = {}
+        existing.update({"complete": False, "error": f"{type(exc).__name__}: {_first_line(exc)}"})
+        write_json(opts.phase_json, existing)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,274 @@
+"""The check framework: the context every check receives, diagnostics and shared DOM helpers.
+
+A check module declares `ID`, `DIMENSION`, `POINTS`, a docstring saying what it proves, and
+`run(ctx) -> None`, recording problems with `ctx.problem(...)` (or stopping with `ctx.stop(...)`).
+No problems means passed (all points); any problem means failed (no points). An exception that
+is not a `CheckStopped` or a Playwright timeout is a browser/runtime failure: executed=false.
+
+Checks find things only by role, accessible name, label, URL and the frozen data file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import BrowserContext, Locator, Page
+
+from evaluator.browser import VIEWPORTS, RequestLog, run_axe, settle
+from evaluator.data import VenueData
+from evaluator.result import Diagnostic
+
+ACTION_TIMEOUT_MS = 4000
+
+
+class CheckStopped(Exception):
+    """Raised by `ctx.stop`: the check cannot continue (a model failure, already recorded)."""
+
+
+@dataclass
+class Facts:
+    """Measurements shared with the gates and the evidence writer."""
+
+    max_overflow: dict[str, Any] = field(default_factory=lambda: {"px": 0})
+    axe_runs: list[dict[str, Any]] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
+
+
+class CheckContext:
+    def __init__(
+        self,
+        context: BrowserContext,
+        base_url: str,
+        data: VenueData,
+        facts: Facts,
+        requests: RequestLog,
+        page: Page | None = None,
+    ) -> None:
+        self.context = context
+        self.base_url = base_url.rstrip("/")
+        self.data = data
+        self.facts = facts
+        self.requests = requests
+        self._own_page = page is None
+        self.page: Page = page if page is not None else context.new_page()
+        self.page.set_default_timeout(ACTION_TIMEOUT_MS)
+        self.width = 1440
+        self.diagnostics: list[Diagnostic] = []
+        self.shooter: Callable[[Page, str, str, str, bool], None] | None = None
+
+    def snap(self, name: str, state: str, full_page: bool = True) -> None:
+        """Keep a screenshot of the current (settled) state as evidence, when enabled."""
+        if self.shooter is not None:
+            self.shooter(self.page, name, state, self.viewport, full_page)
+
+    def close(self) -> None:
+        if self._own_page:
+            self.page.close()
+
+    # -- navigation ---------------------------------------------------------------------------
+    @property
+    def viewport(self) -> str:
+        size = VIEWPORTS[self.width]
+        return f"{size['width']}x{size['height']}"
+
+    def set_width(self, width: int) -> None:
+        self.width = width
+        self.page.set_viewport_size(VIEWPORTS[width])
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    def goto(self, path: str, width: int | None = None) -> None:
+        if width is not None and width != self.width:
+            self.set_width(width)
+        elif width is None:
+            self.page.set_viewport_size(VIEWPORTS[self.width])
+        self.page.goto(self.url(path), wait_until="load", timeout=15_000)
+        self.settle()
+
+    def settle(self) -> None:
+        pending = settle(self.page)
+        if pending:
+            self.facts.unsettled.append(f"{self.path()} @ {self.viewport}: {', '.join(pending)}")
+
+    def path(self) -> str:
+        parts = urlsplit(self.page.url)
+        return parts.path + (f"?{parts.query}" if parts.query else "")
+
+    def query(self) -> dict[str, list[str]]:
+        return parse_qs(urlsplit(self.page.url).query, keep_blank_values=True)
+
+    # -- diagnostics --------------------------------------------------------------------------
+    def problem(self, expected: str, seen: str, selector: str | None = None) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                expected=expected,
+                seen=seen,
+                url=self.path() if self.page.url.startswith("http") else self.page.url,
+                viewport=self.viewport,
+                selector=selector,
+            )
+        )
+
+    def stop(self, expected: str, seen: str, selector: str | None = None) -> CheckStopped:
+        self.problem(expected, seen, selector)
+        return CheckStopped(expected)
+
+    # -- DOM helpers (roles, names, labels only) ------------------------------------------------
+    def venue_links(self) -> list[dict[str, str]]:
+        """Visible links inside h2/h3 headings, in document order: [{name, path}]."""
+        result: list[dict[str, str]] = self.page.evaluate(VENUE_LINKS_JS)
+        return result
+
+    def count_text(self) -> list[str]:
+        """Texts of polite live regions (role=status or aria-live=polite)."""
+        texts: list[str] = self.page.evaluate(
+            "() => [...document.querySelectorAll('[role=status],[aria-live=polite]')]"
+            ".map(e => (e.textContent || '').replace(/\\s+/g, ' ').trim())"
+        )
+        return texts
+
+    def main_text(self) -> str:
+        text: str = self.page.evaluate(
+            "() => (document.querySelector('main') || document.body).innerText"
+        )
+        return text
+
+    def overflow(self) -> int:
+        value: int = self.page.evaluate(
+            "() => document.documentElement.scrollWidth - window.innerWidth"
+        )
+        return value
+
+    def record_overflow(self, state: str) -> int:
+        px = self.overflow()
+        if px > self.facts.max_overflow.get("px", 0):
+            self.facts.max_overflow = {
+                "px": px,
+                "url": self.path(),
+                "viewport": self.viewport,
+                "state": state,
+            }
+        return px
+
+    def axe(self, label: str, include: str | None = None) -> list[dict[str, Any]]:
+        report = run_axe(self.page, include)
+        violations = [v for v in report["violations"] if v.get("impact") in ("serious", "critical")]
+        self.facts.axe_runs.append(
+            {
+                "label": label,
+                "url": self.path(),
+                "viewport": self.viewport,
+                "scope": include or "document",
+                "violations": report["violations"],
+                "engine": report.get("testEngine"),
+            }
+        )
+        return violations
+
+    def is_visible(self, locator: Locator) -> bool:
+        try:
+            return locator.count() > 0 and locator.first.is_visible()
+        except Exception:  # noqa: BLE001
+            return False
+
+    def active_is(self, locator: Locator) -> bool:
+        try:
+            result: bool = locator.first.evaluate("el => el === document.activeElement")
+            return result
+        except Exception:  # noqa: BLE001
+            return False
+
+    def active_description(self) -> str:
+        desc: str = self.page.evaluate(ACTIVE_JS)
+        return desc
+
+
+VENUE_LINKS_JS = """
+() => {
+  const visible = (el) => {
+    const s = getComputedStyle(el);
+    if (s.visibility === 'hidden' || s.display === 'none') return false;
+    return el.getClientRects().length > 0;
+  };
+  const heads = document.querySelectorAll(
+    'h2, h3, [role=heading][aria-level="2"], [role=heading][aria-level="3"]');
+  const out = [];
+  for (const h of heads) {
+    for (const a of h.querySelectorAll('a[href]')) {
+      if (!visible(a)) continue;
+      const u = new URL(a.href, location.href);
+      out.push({ name: (a.textContent || '').replace(/\\s+/g, ' ').trim(), path: u.pathname,
+                 origin: u.origin === location.origin ? 'same' : u.origin });
+    }
+  }
+  return out;
+}
+"""
+
+ACTIVE_JS = """
+() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return 'nothing (document.body)';
+  const name = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || '')
+    .replace(/\\s+/g, ' ').trim().slice(0, 60);
+  const role = el.getAttribute('role') || el.tagName.toLowerCase();
+  const type = el.getAttribute('type') ? `[type=${el.getAttribute('type')}]` : '';
+  return `${role}${type} "${name}"`;
+}
+"""
+
+COUNT_RE = re.compile(r"\b(\d+)\s+venues?\b", re.IGNORECASE)
+
+
+def count_phrase(n: int) -> str:
+    return f"{n} venue" if n == 1 else f"{n} venues"
+
+
+def names(links: list[dict[str, str]]) -> list[str]:
+    return [link["name"] for link in links]
+
+
+def short_list(items: list[str], limit: int = 6) -> str:
+    if len(items) <= limit:
+        return ", ".join(items) if items else "(none)"
+    return ", ".join(items[:limit]) + f", … ({len(items)} in all)"
+
+
+def wait_until(page: Page, predicate: Any, timeout_ms: int = 3000, step_ms: int = 50) -> Any:
+    """Poll `predicate()` until truthy or out of time; returns the last value."""
+    waited = 0
+    value = predicate()
+    while not value and waited < timeout_ms:
+        page.wait_for_timeout(step_ms)
+        waited += step_ms
+        value = predicate()
+    return value
+
+
+FIND_CARD_JS = """
+const findCard = (slugPath) => {
+  // The card: the largest ancestor of this venue's heading link that holds no other venue link.
+  const pathOf = (a) => new URL(a.href, location.href).pathname.replace(/\\/+$/, '');
+  const links = [...document.querySelectorAll('h2 a[href], h3 a[href], [role=heading] a[href]')];
+  const link = links.find(a => pathOf(a) === slugPath);
+  if (!link) return null;
+  const isOtherVenue = (a) => /^\\/venues\\/[^/]+$/.test(pathOf(a)) && pathOf(a) !== slugPath;
+  let card = link;
+  while (card.parentElement && card.parentElement !== document.body) {
+    if ([...card.parentElement.querySelectorAll('a[href]')].some(isOtherVenue)) break;
+    card = card.parentElement;
+  }
+  return card;
+};
+"""
+
+
+def has_count(text: str, n: int) -> bool:
+    """True when `text` says "N venues" ("1 venue" for one) as whole words."""
+    word = "venue" if n == 1 else "venues"
+    return re.search(rf"(?<![\d.,]){n} {word}\b", text) is not None

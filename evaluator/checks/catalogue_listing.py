@@ -1,0 +1,37 @@
+"""catalogue-listing: `/venues` lists all 14 venues, in the data file's order, as cards whose
+h2/h3 heading holds a link with the venue's name to `/venues/<slug>`. (The results count and its
+polite live region are part of the filters: see filter-journey.)"""
+
+from __future__ import annotations
+
+from evaluator.checks.base import CheckContext, names, short_list
+
+ID = "catalogue-listing"
+DIMENSION = "functional"
+POINTS = 4
+
+
+def run(ctx: CheckContext) -> None:
+    ctx.goto("/venues", width=1440)
+    venues = ctx.data.venues
+    links = ctx.venue_links()
+    expected = [(v.name, v.path) for v in venues]
+    seen = [(link["name"], link["path"].rstrip("/")) for link in links]
+    if seen == expected:
+        return
+    missing = [v.name for v in venues if (v.name, v.path) not in seen]
+    extra = [f"{n} -> {p}" for n, p in seen if (n, p) not in expected]
+    if missing or extra:
+        ctx.problem(
+            f"{len(venues)} venue cards, each an h2/h3 with a link named after the venue to "
+            "/venues/<slug>",
+            f"{len(seen)} heading links; missing: {short_list(missing)}; "
+            f"unexpected: {short_list(extra)}",
+            "h2/h3 > link",
+        )
+    else:
+        ctx.problem(
+            "cards in the data file's order: " + short_list([v.name for v in venues], 4),
+            "order: " + short_list(names(links), 4),
+            "h2/h3 > link",
+        )

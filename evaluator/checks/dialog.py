@@ -1,0 +1,128 @@
+"""Shared helpers for the enquiry dialog, found by role, name and label only."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from playwright.sync_api import Locator
+
+from evaluator.checks.base import CheckContext, wait_until
+
+ENQUIRE = "Enquire about this venue"
+DIALOG_SELECTOR = '[role="dialog"], dialog[open]'
+
+
+def enquire_button(ctx: CheckContext) -> Locator:
+    return ctx.page.get_by_role("button", name=ENQUIRE, exact=True)
+
+
+def any_dialog(ctx: CheckContext) -> Locator:
+    return ctx.page.get_by_role("dialog")
+
+
+def dialog_open(ctx: CheckContext) -> bool:
+    dialogs = any_dialog(ctx)
+    return any(dialogs.nth(i).is_visible() for i in range(dialogs.count()))
+
+
+def open_dialog(ctx: CheckContext, keyboard: bool = False) -> Locator:
+    """Activate the Enquire button (click, or focus + Enter) and return the visible dialog."""
+    button = enquire_button(ctx)
+    if button.count() == 0 or not button.first.is_visible():
+        raise ctx.stop(
+            f'a visible button "{ENQUIRE}"', "not found", f'role=button[name="{ENQUIRE}"]'
+        )
+    if keyboard:
+        button.first.focus()
+        ctx.page.keyboard.press("Enter")
+    else:
+        button.first.click()
+    if not wait_until(ctx.page, lambda: dialog_open(ctx), 2000):
+        raise ctx.stop(
+            f'activating "{ENQUIRE}" opens a role="dialog"',
+            "no visible dialog appeared",
+            "role=dialog",
+        )
+    ctx.settle()
+    dialogs = any_dialog(ctx)
+    for i in range(dialogs.count()):
+        if dialogs.nth(i).is_visible():
+            return dialogs.nth(i)
+    return dialogs.first
+
+
+@dataclass
+class Fields:
+    name: Locator
+    email: Locator
+    date: Locator
+    guests: Locator
+    message: Locator
+    consent: Locator
+    submit: Locator
+    close: Locator
+
+    def required(self) -> dict[str, Locator]:
+        return {
+            "Name": self.name,
+            "Email": self.email,
+            "Event date": self.date,
+            "Guests": self.guests,
+            "I agree to be contacted": self.consent,
+        }
+
+    def in_order(self) -> list[tuple[str, Locator]]:
+        return [
+            ("Name", self.name),
+            ("Email", self.email),
+            ("Event date", self.date),
+            ("Guests", self.guests),
+            ("Message", self.message),
+            ("I agree to be contacted", self.consent),
+        ]
+
+
+def find_fields(ctx: CheckContext, dialog: Locator) -> Fields:
+    found: dict[str, Locator] = {}
+    missing: list[str] = []
+    for key, label in (
+        ("name", "Name"),
+        ("email", "Email"),
+        ("date", "Event date"),
+        ("guests", "Guests"),
+        ("message", "Message"),
+    ):
+        loc = dialog.get_by_label(label, exact=True)
+        if loc.count() != 1:
+            loc = dialog.get_by_label(re.compile(rf"^\s*{re.escape(label)}\b"))
+        if loc.count() == 0:
+            missing.append(label)
+        found[key] = loc.first
+    consent = dialog.get_by_role("checkbox", name=re.compile("I agree to be contacted"))
+    if consent.count() == 0:
+        missing.append("checkbox 'I agree to be contacted'")
+    submit = dialog.get_by_role("button", name="Send enquiry", exact=True)
+    if submit.count() == 0:
+        missing.append("button 'Send enquiry'")
+    close = dialog.get_by_role("button", name="Close", exact=True)
+    if close.count() == 0:
+        missing.append("button 'Close'")
+    if missing:
+        raise ctx.stop(
+            "the enquiry fields and buttons by label: Name, Email, Event date, Guests, "
+            "Message, 'I agree to be contacted', 'Send enquiry', 'Close'",
+            "missing: " + ", ".join(missing),
+            "role=dialog >> label",
+        )
+    return Fields(consent=consent.first, submit=submit.first, close=close.first, **found)
+
+
+def tomorrow_iso(ctx: CheckContext, days: int = 1) -> str:
+    value: str = ctx.page.evaluate(
+        "(d) => { const t = new Date(); t.setDate(t.getDate() + d);"
+        " const p = (n) => String(n).padStart(2, '0');"
+        " return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}`; }",
+        days,
+    )
+    return value

@@ -1,0 +1,195 @@
+"""enquiry-form (core journey "enquiry"): on a venue page "Enquire about this venue" opens a
+role="dialog" with aria-modal="true" named "Enquire about <venue name>", holding the labelled
+fields (Name, Email, Event date as type=date, Guests as a number, Message, the consent checkbox)
+in a noValidate form. Submitting validates: required fields, an email like local@domain.tld, a
+date after today, guests an integer from 1 to the venue's capacity; each invalid field gets
+aria-invalid="true" and aria-describedby naming a visible error text, valid fields do not, and
+focus moves to the first invalid field. A valid submission shows "Thank you" and the venue name
+inside the dialog without sending anything over the network."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Locator, Request
+
+from evaluator.checks.base import CheckContext, wait_until
+from evaluator.checks.dialog import Fields, find_fields, open_dialog, tomorrow_iso
+
+ID = "enquiry-form"
+DIMENSION = "functional"
+POINTS = 5
+
+FIELD_JS = """
+(el) => {
+  const ids = (el.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean);
+  const texts = ids.map(id => {
+    const d = document.getElementById(id);
+    if (!d) return null;
+    const s = getComputedStyle(d);
+    const shown = d.getClientRects().length > 0 && s.visibility !== 'hidden'
+      && s.display !== 'none';
+    return { text: (d.textContent || '').replace(/\\s+/g, ' ').trim(), shown };
+  });
+  return { invalid: el.getAttribute('aria-invalid'), described: texts,
+           focused: el === document.activeElement };
+}
+"""
+
+
+def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: list[str]) -> None:
+    fields.submit.click()
+    ctx.page.wait_for_timeout(150)
+    first_invalid = None
+    for label, loc in fields.in_order():
+        info = loc.evaluate(FIELD_JS)
+        should = label in invalid
+        if should:
+            first_invalid = first_invalid or label
+            if info["invalid"] != "true":
+                ctx.problem(
+                    f'{step}: "{label}" has aria-invalid="true"',
+                    f"aria-invalid={info['invalid']!r}",
+                    f'label="{label}"',
+                )
+            elif not any(d and d["shown"] and d["text"] for d in info["described"]):
+                ctx.problem(
+                    f'{step}: "{label}" has aria-describedby naming a visible error text',
+                    f"aria-describedby targets: {info['described'] or 'none'}",
+                    f'label="{label}"',
+                )
+        elif info["invalid"] == "true":
+            ctx.problem(
+                f'{step}: the valid field "{label}" is not aria-invalid',
+                'aria-invalid="true"',
+                f'label="{label}"',
+            )
+    if first_invalid:
+        loc = dict(fields.in_order())[first_invalid]
+        if not wait_until(ctx.page, lambda: ctx.active_is(loc), 1000):
+            ctx.problem(
+                f'{step}: focus moves to the first invalid field "{first_invalid}"',
+                f"focus is on {ctx.active_description()}",
+                f'label="{first_invalid}"',
+            )
+
+
+def _fill(fields: Fields, values: dict[str, str | bool]) -> None:
+    mapping: dict[str, Locator] = {
+        "Name": fields.name,
+        "Email": fields.email,
+        "Event date": fields.date,
+        "Guests": fields.guests,
+        "Message": fields.message,
+    }
+    for label, value in values.items():
+        if label == "consent":
+            fields.consent.set_checked(bool(value))
+        else:
+            mapping[label].fill(str(value))
+
+
+def run(ctx: CheckContext) -> None:
+    venue = ctx.data.ordinary
+    page = ctx.page
+    ctx.goto(venue.path, width=1440)
+    dialog = open_dialog(ctx)
+    if (
+        dialog.get_attribute("aria-modal") != "true"
+        and dialog.evaluate("d => d.tagName") != "DIALOG"
+    ):
+        ctx.problem(
+            'the dialog has aria-modal="true"',
+            f"aria-modal={dialog.get_attribute('aria-modal')!r}",
+            "role=dialog",
+        )
+    elif dialog.get_attribute("aria-modal") != "true":
+        ctx.problem(
+            'the dialog has aria-modal="true"', "a <dialog> without aria-modal", "role=dialog"
+        )
+    title = f"Enquire about {venue.name}"
+    if page.get_by_role("dialog", name=title, exact=True).count() != 1:
+        name = dialog.evaluate(
+            "d => d.getAttribute('aria-label') || (d.getAttribute('aria-labelledby') || '')"
+            ".split(/\\s+/).map(id => (document.getElementById(id) || {}).textContent || '')"
+            ".join(' ')"
+        )
+        ctx.problem(f'the dialog\'s accessible name is "{title}"', f"name: {name!r}", "role=dialog")
+    fields = find_fields(ctx, dialog)
+    kinds = {
+        "Event date": (fields.date, "date"),
+        "Guests": (fields.guests, "number"),
+    }
+    for label, (loc, kind) in kinds.items():
+        got = loc.evaluate("e => e.type")
+        if got != kind:
+            ctx.problem(f'"{label}" is an input type="{kind}"', f'type="{got}"', f'label="{label}"')
+    if not fields.name.evaluate("e => !!(e.form && e.form.noValidate)"):
+        ctx.problem("the form uses noValidate", "form.noValidate is false (or no form)", "form")
+
+    _submit_and_judge(
+        ctx,
+        fields,
+        "submitting the empty form",
+        ["Name", "Email", "Event date", "Guests", "I agree to be contacted"],
+    )
+    today = tomorrow_iso(ctx, 0)
+    _fill(
+        fields,
+        {
+            "Name": "Ana Costa",
+            "Email": "ana@example",
+            "Event date": today,
+            "Guests": str(venue.capacity + 1),
+            "consent": True,
+        },
+    )
+    _submit_and_judge(
+        ctx,
+        fields,
+        f"email 'ana@example', date today, guests {venue.capacity + 1}",
+        ["Email", "Event date", "Guests"],
+    )
+    _fill(fields, {"Email": "ana@example.com", "Event date": tomorrow_iso(ctx, 1), "Guests": "2.5"})
+    _submit_and_judge(ctx, fields, "guests 2.5", ["Guests"])
+    _fill(fields, {"Guests": "0"})
+    _submit_and_judge(ctx, fields, "guests 0", ["Guests"])
+    _fill(fields, {"Guests": str(venue.capacity), "consent": False})
+    _submit_and_judge(ctx, fields, "consent unchecked", ["I agree to be contacted"])
+    _fill(fields, {"consent": True, "Message": "A long table for a birthday lunch."})
+
+    sent: list[str] = []
+
+    def on_request(request: Request) -> None:
+        if request.method != "GET" or request.resource_type in (
+            "fetch",
+            "xhr",
+            "websocket",
+            "eventsource",
+            "ping",
+        ):
+            sent.append(f"{request.method} {request.url}")
+
+    page.on("request", on_request)
+    try:
+        fields.submit.click()
+        ok = wait_until(
+            page,
+            lambda: page.evaluate(
+                "(name) => [...document.querySelectorAll('[role=dialog], dialog[open]')].some(d =>"
+                " d.innerText.includes('Thank you') && d.innerText.includes(name))",
+                venue.name,
+            ),
+            2000,
+        )
+    finally:
+        page.remove_listener("request", on_request)
+    if not ok:
+        shown = dialog.inner_text()[:200] if dialog.count() else "(dialog gone)"
+        ctx.problem(
+            f'a valid submission shows "Thank you" and "{venue.name}" inside the dialog',
+            f"dialog text: {' '.join(shown.split())!r}",
+            "role=dialog",
+        )
+    if sent:
+        ctx.problem(
+            "nothing is sent over the network on submit", f"requests: {sent[:3]}", "network"
+        )

@@ -1,0 +1,92 @@
+"""Shared helpers for the catalogue filter controls, found by role, name and label only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.sync_api import Locator
+
+from evaluator.checks.base import CheckContext, CheckStopped, names, wait_until
+from evaluator.data import TYPE_LABELS
+
+
+@dataclass
+class Controls:
+    types: dict[str, Locator]
+    area: Locator
+    guests: Locator
+
+
+def find_controls(ctx: CheckContext) -> Controls:
+    """The three filters; raises CheckStopped (with a diagnostic) when one is missing."""
+    page = ctx.page
+    group = page.get_by_role("group", name="Venue type", exact=True)
+    if group.count() == 0:
+        raise ctx.stop(
+            'a fieldset (role "group") with the legend "Venue type"',
+            "no such group on the page",
+            'role=group[name="Venue type"]',
+        )
+    types: dict[str, Locator] = {}
+    missing = []
+    for slug, label in TYPE_LABELS.items():
+        box = group.first.get_by_role("checkbox", name=label, exact=True)
+        if box.count() != 1:
+            missing.append(label)
+        types[slug] = box.first
+    if missing:
+        raise ctx.stop(
+            "one checkbox per venue type labelled " + ", ".join(TYPE_LABELS.values()),
+            "missing or duplicated: " + ", ".join(missing),
+            'role=group[name="Venue type"] >> role=checkbox',
+        )
+    area = page.get_by_label("Area", exact=True)
+    if area.count() != 1 or area.first.evaluate("e => e.tagName") != "SELECT":
+        raise ctx.stop(
+            'one select labelled "Area"',
+            f"{area.count()} controls labelled Area"
+            + (f" ({area.first.evaluate('e => e.tagName.toLowerCase()')})" if area.count() else ""),
+            'label="Area"',
+        )
+    guests = page.get_by_label("Minimum guests", exact=True)
+    if guests.count() != 1 or guests.first.evaluate("e => e.type") != "number":
+        raise ctx.stop(
+            'one number input labelled "Minimum guests"',
+            f"{guests.count()} controls labelled Minimum guests",
+            'label="Minimum guests"',
+        )
+    return Controls(types=types, area=area.first, guests=guests.first)
+
+
+def control_state(controls: Controls) -> dict[str, object]:
+    return {
+        "types": sorted(slug for slug, box in controls.types.items() if box.is_checked()),
+        "area": controls.area.input_value(),
+        "guests": controls.guests.input_value(),
+    }
+
+
+def set_guests(controls: Controls, value: str) -> None:
+    """Type a value and commit it (the field's change event fires on blur)."""
+    controls.guests.fill(value)
+    controls.guests.blur()
+
+
+def wait_for_names(ctx: CheckContext, expected: list[str], timeout_ms: int = 3000) -> list[str]:
+    """Wait until the visible venue card names equal `expected`; returns what was last seen."""
+    seen: list[str] = []
+
+    def probe() -> bool:
+        nonlocal seen
+        seen = names(ctx.venue_links())
+        return seen == expected
+
+    wait_until(ctx.page, probe, timeout_ms)
+    return seen
+
+
+def wait_for_path(ctx: CheckContext, predicate: object, timeout_ms: int = 2000) -> bool:
+    return bool(wait_until(ctx.page, lambda: predicate(ctx.page.url), timeout_ms))  # type: ignore[operator]
+
+
+__all__ = ["CheckStopped", "Controls", "control_state", "find_controls", "set_guests"]

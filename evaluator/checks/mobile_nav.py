@@ -1,0 +1,105 @@
+"""mobile-nav: below 768 px (tested at 360) the Primary navigation's links are hidden behind a
+button named "Menu" with aria-expanded="false" and aria-controls naming the element that holds
+the links; activating it sets aria-expanded="true" and shows the links, activating it again hides
+them; at 768 and 1440 px the links are visible and no "Menu" button is displayed."""
+
+from __future__ import annotations
+
+from evaluator.checks.base import CheckContext, wait_until
+
+ID = "mobile-nav"
+DIMENSION = "responsive"
+POINTS = 3
+
+LINKS = ("Venues", "About")
+
+
+def _links_visible(ctx: CheckContext) -> dict[str, bool]:
+    nav = ctx.page.get_by_role("navigation", name="Primary", exact=True)
+    out = {}
+    for name in LINKS:
+        link = nav.get_by_role("link", name=name, exact=True)
+        out[name] = link.count() > 0 and link.first.is_visible()
+    return out
+
+
+def run(ctx: CheckContext) -> None:
+    page = ctx.page
+    ctx.goto("/", width=360)
+    menu = page.get_by_role("button", name="Menu", exact=True)
+    if menu.count() == 0 or not menu.first.is_visible():
+        raise ctx.stop(
+            'at 360px a visible button named "Menu"', "no such button", 'role=button[name="Menu"]'
+        )
+    menu = menu.first
+    if menu.get_attribute("aria-expanded") != "false":
+        ctx.problem(
+            'the closed Menu button has aria-expanded="false"',
+            f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
+            'role=button[name="Menu"]',
+        )
+    controls = menu.get_attribute("aria-controls") or ""
+    holds = page.evaluate(
+        "([ids, names]) => ids.split(/\\s+/).filter(Boolean).some(id => {"
+        " const el = document.getElementById(id); if (!el) return false;"
+        " const texts = [...el.querySelectorAll('a')].map(a => a.textContent.trim());"
+        " return names.every(n => texts.includes(n)); })",
+        [controls, list(LINKS)],
+    )
+    if not holds:
+        ctx.problem(
+            "aria-controls names the element holding the Primary nav links",
+            f"aria-controls={controls!r}",
+            'role=button[name="Menu"]',
+        )
+    shown = _links_visible(ctx)
+    if any(shown.values()):
+        ctx.problem(
+            "at 360px the nav links are hidden while the menu is closed",
+            f"visible: {[n for n, v in shown.items() if v]}",
+            'navigation "Primary"',
+        )
+    menu.click()
+    ctx.settle()
+    if menu.get_attribute("aria-expanded") != "true":
+        ctx.problem(
+            'after activating Menu, aria-expanded="true"',
+            f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
+            'role=button[name="Menu"]',
+        )
+    if not wait_until(page, lambda: all(_links_visible(ctx).values()), 1500):
+        ctx.problem(
+            "after activating Menu the nav links are shown",
+            f"visible: {_links_visible(ctx)}",
+            'navigation "Primary"',
+        )
+    menu.click()
+    ctx.settle()
+    if menu.get_attribute("aria-expanded") != "false":
+        ctx.problem(
+            'activating Menu again sets aria-expanded="false"',
+            f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
+            'role=button[name="Menu"]',
+        )
+    if not wait_until(page, lambda: not any(_links_visible(ctx).values()), 1500):
+        ctx.problem(
+            "activating Menu again hides the nav links",
+            f"visible: {_links_visible(ctx)}",
+            'navigation "Primary"',
+        )
+    for width in (768, 1440):
+        ctx.goto("/", width=width)
+        button = page.get_by_role("button", name="Menu", exact=True)
+        if button.count() and button.first.is_visible():
+            ctx.problem(
+                f'at {width}px no "Menu" button is displayed',
+                "a visible Menu button",
+                'role=button[name="Menu"]',
+            )
+        shown = _links_visible(ctx)
+        if not all(shown.values()):
+            ctx.problem(
+                f"at {width}px the Primary nav links are visible",
+                f"visible: {shown}",
+                'navigation "Primary"',
+            )

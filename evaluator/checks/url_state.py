@@ -1,0 +1,159 @@
+"""url-state: the catalogue's filters live in the URL. Each committed change (a checkbox, the
+area, the guests field's change) pushes exactly one history entry and writes `type`
+(comma-separated slugs), `area` and `guests`, omitting unset filters (no filters = exactly
+`/venues`); Back and Forward, a reload and a deep link each restore both the controls and the
+results seen when the same filters were set by hand; "Clear filters" returns to `/venues`.
+It judges consistency with the interactive state, not the filter logic (filter-journey's job)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from evaluator.checks.base import CheckContext, names, short_list, wait_until
+from evaluator.checks.filters import control_state, find_controls, set_guests, wait_for_names
+
+ID = "url-state"
+DIMENSION = "functional"
+POINTS = 5
+
+
+def _params(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(url).query, keep_blank_values=True)
+
+
+def _matches(url: str, want: dict[str, set[str] | str]) -> bool:
+    parts = urlsplit(url)
+    if parts.path.rstrip("/") != "/venues":
+        return False
+    query = _params(url)
+    if set(query) != set(want):
+        return False
+    for key, value in want.items():
+        if len(query[key]) != 1:
+            return False
+        if isinstance(value, set):
+            if set(query[key][0].split(",")) != value:
+                return False
+        elif query[key][0] != value:
+            return False
+    return True
+
+
+def _describe(want: dict[str, set[str] | str]) -> str:
+    if not want:
+        return "exactly /venues"
+    parts = []
+    for key, value in want.items():
+        parts.append(f"{key}={','.join(sorted(value)) if isinstance(value, set) else value}")
+    return "/venues?" + "&".join(parts)
+
+
+def run(ctx: CheckContext) -> None:
+    page = ctx.page
+    data = ctx.data
+    ctx.goto("/venues", width=1440)
+    controls = find_controls(ctx)
+    history = lambda: page.evaluate("() => history.length")  # noqa: E731
+
+    types = {"loft", "studio"}
+    area = next(
+        s for s in data.areas if 0 < len(data.matching(types, s)) < len(data.matching(types))
+    )
+    in_area = data.matching(types, area)
+    guests = str(max(1, min(v.capacity for v in in_area) - 5))  # below every capacity: no boundary
+
+    steps: list[tuple[str, object, dict[str, set[str] | str]]] = [
+        ('check "Loft"', lambda: controls.types["loft"].check(), {"type": {"loft"}}),
+        ('check "Studio"', lambda: controls.types["studio"].check(), {"type": types}),
+        (
+            f'choose area "{data.areas[area]}"',
+            lambda: controls.area.select_option(area),
+            {"type": types, "area": area},
+        ),
+        (
+            f"commit Minimum guests = {guests}",
+            lambda: set_guests(controls, guests),
+            {"type": types, "area": area, "guests": guests},
+        ),
+    ]
+    if not _matches(page.url, {}):
+        ctx.problem("the unfiltered catalogue's URL is exactly /venues", ctx.path(), "location")
+    seen_results: list[list[str]] = [names(ctx.venue_links())]
+    seen_states: list[dict[str, object]] = [control_state(controls)]
+    for label, action, want in steps:
+        before = history()
+        action()  # type: ignore[operator]
+        ok = wait_until(page, lambda w=want: _matches(page.url, w), 2000)
+        if not ok:
+            raise ctx.stop(
+                f"after {label}: the URL {_describe(want)}", f"URL is {ctx.path()}", "location"
+            )
+        page.wait_for_timeout(100)
+        pushed = history() - before
+        if pushed != 1:
+            ctx.problem(
+                f"{label} pushes exactly one history entry",
+                f"history.length changed by {pushed}",
+                "history",
+            )
+        seen_results.append(names(ctx.venue_links()))
+        seen_states.append(control_state(controls))
+
+    def restored(how: str, index: int) -> None:
+        want_names = seen_results[index]
+        got = wait_for_names(ctx, want_names)
+        fresh = find_controls(ctx)
+        state = control_state(fresh)
+        if state != seen_states[index]:
+            ctx.problem(
+                f"{how} restores the controls to {seen_states[index]}",
+                f"controls: {state}",
+                "filter controls",
+            )
+        if got != want_names:
+            ctx.problem(
+                f"{how} restores the results: {short_list(want_names)}",
+                f"results: {short_list(got)}",
+                "h2/h3 > link",
+            )
+
+    page.go_back()
+    if not wait_until(page, lambda: _matches(page.url, steps[2][2]), 2000):
+        ctx.problem(f"Back returns to {_describe(steps[2][2])}", f"URL is {ctx.path()}", "location")
+    restored("Back", 3)
+    page.go_forward()
+    if not wait_until(page, lambda: _matches(page.url, steps[3][2]), 2000):
+        ctx.problem(
+            f"Forward returns to {_describe(steps[3][2])}", f"URL is {ctx.path()}", "location"
+        )
+    restored("Forward", 4)
+    page.reload()
+    ctx.settle()
+    restored("Reload", 4)
+    deep = f"/venues?type=studio,loft&area={area}&guests={guests}"
+    ctx.goto(deep)
+    restored(f"Loading the deep link {deep}", 4)
+
+    # Unsetting every filter by hand gives exactly /venues.
+    controls = find_controls(ctx)
+    controls.types["loft"].uncheck()
+    controls.types["studio"].uncheck()
+    controls.area.select_option("")
+    set_guests(controls, "")
+    if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, 2000):
+        ctx.problem(
+            "with every filter unset the URL is exactly /venues", f"URL is {ctx.path()}", "location"
+        )
+
+    # "Clear filters" in the empty state returns to /venues.
+    ctx.goto("/venues?guests=100000")
+    clear = page.get_by_role("button", name="Clear filters", exact=True)
+    if ctx.is_visible(clear):
+        clear.first.click()
+        if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, 2000):
+            ctx.problem(
+                '"Clear filters" sets the URL back to exactly /venues',
+                f"URL is {ctx.path()}",
+                'role=button[name="Clear filters"]',
+            )
+    # Without the button the empty state is filter-journey's failure, not this check's.

@@ -1,0 +1,268 @@
+"""`evaluate(app_dir, out_dir)`: the whole evaluation of one submission, writing result.json."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_copy, write_log
+from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
+from evaluator.data import DATA_FILE
+from evaluator.gates import capped, compute_gates
+from evaluator.result import (
+    CheckResult,
+    CoreJourneys,
+    Diagnostic,
+    EvaluationResult,
+    Screenshot,
+    StepLog,
+    Timings,
+)
+from records.io import RecordError, read_json, write_record
+from records.layout import REPO_ROOT
+from records.tools import NODE, node_path_env
+from sandbox import loopback_netns_argv, run_process
+
+BROWSER_PHASE_TIMEOUT_S = 900.0
+
+
+def node_version() -> str | None:
+    try:
+        out = subprocess.run([str(NODE), "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def run_browser_phase(
+    dist: Path,
+    out_dir: Path,
+    *,
+    data_file: Path = DATA_FILE,
+    only: list[str] | None = None,
+    video: bool = True,
+    trace: bool = True,
+    screenshots: bool = True,
+    timeout: float = BROWSER_PHASE_TIMEOUT_S,
+    check_budget: float | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Run the browser phase in a loopback-only network namespace; returns (phase data, log)."""
+    phase_json = out_dir / ".phase.json"
+    phase_json.unlink(missing_ok=True)
+    argv = [
+        sys.executable,
+        "-m",
+        "evaluator.browser_phase",
+        "--dist",
+        str(dist),
+        "--out",
+        str(out_dir),
+        "--phase-json",
+        str(phase_json),
+        "--data",
+        str(data_file),
+    ]
+    if only:
+        argv += ["--only", ",".join(only)]
+    if not video:
+        argv.append("--no-video")
+    if not trace:
+        argv.append("--no-trace")
+    if not screenshots:
+        argv.append("--no-screenshots")
+    if check_budget is not None:
+        argv += ["--check-budget", str(check_budget)]
+    result = run_process(
+        loopback_netns_argv(argv),
+        cwd=REPO_ROOT,
+        env=node_path_env(),
+        timeout=timeout,
+        output_cap=LOG_CAP,
+    )
+    log = f"# {result.describe()}\n--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
+    try:
+        data: dict[str, Any] = read_json(phase_json)
+    except RecordError:
+        data = {}
+    phase_json.unlink(missing_ok=True)
+    if not data.get("complete"):
+        data.setdefault("error", None)
+        if data["error"] is None:
+            data["error"] = (
+                "the browser phase timed out"
+                if result.timed_out
+                else f"the browser phase ended early ({result.describe()})"
+            )
+    return data, log
+
+
+def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
+    return [
+        CheckResult(
+            id=m.ID,
+            dimension=m.DIMENSION,
+            points=0,
+            max_points=m.POINTS,
+            executed=executed,
+            passed=False,
+            proves=proves(m),
+            diagnostics=[Diagnostic(expected="the check runs", seen=reason)],
+        )
+        for m in CHECKS
+    ]
+
+
+def evaluate(
+    app_dir: Path,
+    out_dir: Path,
+    *,
+    data_file: Path = DATA_FILE,
+    video: bool = True,
+    trace: bool = True,
+    screenshots: bool = True,
+    keep_workspace: bool = False,
+) -> EvaluationResult:
+    start = time.monotonic()
+    app_dir = app_dir.resolve()
+    out_dir = out_dir.resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for stale in ("screenshots", "logs"):
+        shutil.rmtree(out_dir / stale, ignore_errors=True)
+    for stale in ("video.webm", "trace.zip", "axe.json", "result.json"):
+        (out_dir / stale).unlink(missing_ok=True)
+    timings = Timings()
+    workspace: Workspace = make_workspace()
+    steps: list[StepLog] = []
+    evaluator_error: str | None = None
+    phase: dict[str, Any] = {}
+    try:
+        timings.copy_s = timed_copy(app_dir, workspace)
+        ok = {"install": False, "check": False, "build": False}
+        for name in ("install", "check", "build"):
+            if name != "install" and not ok["install"]:
+                break
+            result = run_step(workspace, name)
+            log = f"logs/{name}.log"
+            write_log(out_dir / log, result)
+            ok[name] = result.ok
+            setattr(timings, f"{name}_s", result.duration)
+            steps.append(
+                StepLog(
+                    name=name,
+                    command=" ".join(result.argv),
+                    exit_code=result.exit_code,
+                    ok=result.ok,
+                    timed_out=result.timed_out,
+                    output_capped=result.output_capped,
+                    duration_s=result.duration,
+                    log=log,
+                    summary=result.describe(),
+                )
+            )
+        has_dist = (workspace.dist / "index.html").is_file()
+        build_ok = ok["build"] and has_dist
+        failed_steps = [s for s in steps if not s.ok]
+        if failed_steps:
+            build_reason = "; ".join(f"{s.name}: {s.summary}" for s in failed_steps)
+        elif not has_dist:
+            build_reason = "npm run build succeeded but produced no dist/index.html"
+        else:
+            build_reason = ""
+        if ok["install"] and build_ok:
+            t0 = time.monotonic()
+            phase, log = run_browser_phase(
+                workspace.dist,
+                out_dir,
+                data_file=data_file,
+                video=video,
+                trace=trace,
+                screenshots=screenshots,
+            )
+            (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+            (out_dir / "logs" / "browser.log").write_text(log, encoding="utf-8")
+            timings.browser_s = round(time.monotonic() - t0, 3)
+            evaluator_error = phase.get("error")
+            checks = [CheckResult.model_validate(c) for c in phase.get("checks", [])]
+            ran = {c.id for c in checks}
+            for missing in _not_run(
+                f"not run: {evaluator_error or 'the browser phase ended early'}"
+            ):
+                if missing.id not in ran:
+                    checks.append(missing)
+            order = [m.ID for m in CHECKS]
+            checks.sort(key=lambda c: order.index(c.id))
+        else:
+            checks = _not_run(f"not run: {build_reason}")
+        phase_timings = phase.get("timings", {})
+        timings.checks_s = float(phase_timings.get("checks_s", 0.0))
+        gates = compute_gates(
+            install_ok=ok["install"],
+            build_ok=build_ok,
+            build_reason=build_reason,
+            probes=phase.get("probes", {}),
+            checks=checks,
+            max_overflow=phase.get("facts", {}).get("max_overflow", {"px": 0}),
+        )
+    finally:
+        if not keep_workspace:
+            shutil.rmtree(workspace.root, ignore_errors=True)
+    score = sum(c.points for c in checks)
+    hard = any(g.failed for g in gates)
+    by_id = {c.id: c for c in checks}
+    journeys: dict[str, Literal["passed", "failed"]] = {
+        journey: ("passed" if by_id[check_id].passed else "failed")
+        for journey, check_id in CORE_JOURNEYS.items()
+    }
+    versions: dict[str, str | None] = {"chromium": None, "playwright": None, "axe-core": None}
+    versions.update(phase.get("versions", {}))
+    versions["node"] = node_version()
+    timings.total_s = round(time.monotonic() - start, 3)
+    record = EvaluationResult(
+        app_dir=str(app_dir),
+        automated_score=score,
+        capped_score=capped(score, hard),
+        checks=checks,
+        gates=gates,
+        hard_gate_failed=hard,
+        core_journeys=CoreJourneys(**journeys),
+        checks_executed=sum(1 for c in checks if c.executed),
+        evaluator_error=evaluator_error,
+        install_ok=ok["install"],
+        check_ok=ok["check"],
+        build_ok=build_ok,
+        steps=steps,
+        timings=timings,
+        tool_versions=versions,
+        screenshots=[Screenshot.model_validate(s) for s in phase.get("screenshots", [])],
+        video=phase.get("video"),
+        axe_report=phase.get("axe"),
+        trace=phase.get("trace"),
+        blocked_requests=phase.get("blocked_requests", []),
+        unsettled=phase.get("facts", {}).get("unsettled", []),
+    )
+    write_record(out_dir / "result.json", record)
+    return record
+
+
+def summary(result: EvaluationResult) -> str:
+    lines = [
+        f"automated score {result.automated_score}/{result.max_automated}"
+        f" (capped {result.capped_score}); hard gate failed: {result.hard_gate_failed}",
+        f"install {result.install_ok} check {result.check_ok} build {result.build_ok};"
+        f" {result.checks_executed}/15 checks executed; {result.timings.total_s:.1f} s",
+    ]
+    for check in result.checks:
+        mark = "PASS" if check.passed else ("FAIL" if check.executed else "NOT RUN")
+        lines.append(f"  {mark:7} {check.id:18} {check.points}/{check.max_points}")
+        for diag in check.diagnostics[:3]:
+            lines.append(f"           expected {diag.expected}; saw {diag.seen}"[:400])
+    for gate in result.gates:
+        if gate.failed:
+            lines.append(f"  GATE    {gate.id}: {gate.reason}"[:400])
+    if result.evaluator_error:
+        lines.append(f"  EVALUATOR ERROR: {result.evaluator_error}")
+    return "\n".join(lines)

@@ -48,6 +48,7 @@ from records.io import append_jsonl
 
 API = "/api/v1"
 REDACTED = "[REDACTED]"
+MIN_REDACTED_KEY = 8  # shorter keys are placeholders; replacing them would mangle the JSON
 FORWARDED_HEADERS = ("user-agent", "http-referer", "x-title", "accept")
 MAX_RESPONSE_CHARS = 2_000_000
 
@@ -222,7 +223,9 @@ class RecordingProxy:
             )
 
     def redact(self, text: str) -> str:
-        return text.replace(self.api_key, REDACTED) if self.api_key else text
+        if len(self.api_key) < MIN_REDACTED_KEY:
+            return text
+        return text.replace(self.api_key, REDACTED)
 
     def write(self, record: ExchangeRecord) -> None:
         line = self.redact(record.model_dump_json())

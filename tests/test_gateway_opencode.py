@@ -176,3 +176,24 @@ def test_real_opencode_answers_a_preflight_probe(tmp_path: Path) -> None:
     ]
     assert "bash" in tools and set(statuses) == {"completed"}, (tools, statuses)
     assert summarize(log).upstream_errors == 0
+
+
+def test_real_opencode_stops_when_the_proxy_refuses_a_step(tmp_path: Path) -> None:
+    """Same mechanism as step 41, with a ceiling of 5 to keep it short."""
+    bash = {"name": "bash", "arguments": {"command": "echo {turn} >> burn.log", "description": "x"}}
+    burner = script(ROUTE, [{"tool_calls": [bash]}], session={"after_last": "repeat_last"})
+    log = tmp_path / "gateway.jsonl"
+    worktree = git_worktree(tmp_path / "wt", {"a.txt": "a\n"})
+    with (
+        loopback_only(),
+        Simulator([burner]) as sim,
+        RecordingProxy(upstream=sim.base_url, api_key="k", log_path=log, step_ceiling=5) as proxy,
+    ):
+        done = run_opencode(tmp_path, proxy.socket_path, worktree, "burn", "burner")
+        assert proxy.drain() and proxy.state.step_ceiling_hit
+    assert done.returncode == 1  # OpenCode treats the 400 refusal as final, no retry
+    assert (worktree / "burn.log").read_text().split() == ["1", "2", "3", "4", "5"]
+    last = events(done.stdout)[-1]
+    assert last["type"] == "error" and "step ceiling of 5 reached" in json.dumps(last)
+    summary = summarize(log)
+    assert (summary.steps, summary.refused, summary.retries) == (5, 1, 0)

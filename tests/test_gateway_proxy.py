@@ -102,6 +102,12 @@ def test_key_is_redacted_everywhere(sim: Simulator, tmp_path: Path) -> None:
     assert files_containing(tmp_path, "Authorization") == []
 
 
+def test_a_short_placeholder_key_does_not_mangle_records(sim: Simulator, tmp_path: Path) -> None:
+    with RecordingProxy(upstream=sim.base_url, api_key="k", log_path=tmp_path / "g.jsonl") as proxy:
+        httpx.get(f"{proxy.base_url}/models")
+    assert read_exchanges(tmp_path / "g.jsonl")[0].kind == "other"
+
+
 def test_cost_and_tokens_come_from_usage(sim: Simulator, tmp_path: Path) -> None:
     with proxy_for(sim, tmp_path, fetch_generation=True) as proxy:
         drive(proxy.base_url, "lab/two-1", "go")

@@ -1,0 +1,133 @@
+"""Calibration: evaluate the deliberately incomplete starter and demand the frozen outcome.
+
+Passes only when the starter installs and builds, all 15 checks execute (no browser/runtime
+failure), the three core journeys are detected missing, the hard gate fails and the automated
+score is exactly 26/60. Writes evidence/<round>/calibration.json and the evaluator's output in
+evidence/<round>/calibration/. Exit code 0 only when it passes.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from evaluator.checks import CHECKS, CORE_JOURNEYS
+from evaluator.evaluate import evaluate, summary
+from evaluator.result import EvaluationResult
+from records.io import write_record
+from records.layout import EVIDENCE_DIR, STARTER_DIR, round_paths
+
+EXPECTED_SCORE = 26
+STARTER_PASSES = {
+    "catalogue-listing",
+    "no-overflow",
+    "responsive-layout",
+    "media-fallback",
+    "keyboard-focus",
+    "semantics",
+    "axe",
+}
+
+
+class Calibration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    round_id: str
+    passed: bool
+    automated_score: int
+    expected_score: int = EXPECTED_SCORE
+    checks_executed: int
+    hard_gate_failed: bool
+    missing_core_journeys: list[str]
+    install_ok: bool
+    build_ok: bool
+    failed_checks: list[str]
+    expected_failed_checks: list[str]
+    reasons: list[str]
+    result: str
+    duration_s: float
+
+
+def judge(result: EvaluationResult) -> list[str]:
+    """Every calibration condition that does not hold, as a sentence."""
+    reasons: list[str] = []
+    if not result.install_ok:
+        reasons.append("the starter did not install (npm ci --offline failed)")
+    if not result.build_ok:
+        reasons.append("the starter did not build (npm run build failed)")
+    if result.evaluator_error:
+        reasons.append(f"evaluator error: {result.evaluator_error}")
+    not_run = [c.id for c in result.checks if not c.executed]
+    if not_run or len(result.checks) != len(CHECKS):
+        reasons.append(
+            f"only {result.checks_executed}/{len(CHECKS)} checks executed (not run: "
+            f"{', '.join(not_run) or 'none'})"
+        )
+    missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
+    if sorted(missing) != sorted(CORE_JOURNEYS):
+        found = [j for j in CORE_JOURNEYS if j not in missing]
+        reasons.append(f"core journeys not detected as missing: {', '.join(found)}")
+    if not result.hard_gate_failed:
+        reasons.append("the hard gate did not fail")
+    if result.automated_score != EXPECTED_SCORE:
+        reasons.append(f"automated score {result.automated_score}/60, expected exactly 26/60")
+    for check in result.checks:
+        should = check.id in STARTER_PASSES
+        if check.passed != should and check.executed:
+            how = "passed" if check.passed else "failed"
+            detail = f": {check.diagnostics[0].seen}" if check.diagnostics else ""
+            reasons.append(
+                f"check {check.id} {how} on the starter (contract: "
+                f"{'pass' if should else 'fail'}){detail}"
+            )
+    return reasons
+
+
+def materialize(dest: Path) -> None:
+    try:
+        from evaluator.controls.materialize import materialize_starter  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        shutil.copytree(
+            STARTER_DIR, dest, ignore=shutil.ignore_patterns("node_modules", "dist"), symlinks=True
+        )
+        return
+    materialize_starter(dest)
+
+
+def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
+    paths = round_paths(round_id, evidence_dir)
+    out = paths.calibration_dir
+    with tempfile.TemporaryDirectory(prefix="siteos-starter-") as tmp:
+        app = Path(tmp) / "app"
+        materialize(app)
+        result = evaluate(app, out)
+    reasons = judge(result)
+    missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
+    record = Calibration(
+        round_id=round_id,
+        passed=not reasons,
+        automated_score=result.automated_score,
+        checks_executed=result.checks_executed,
+        hard_gate_failed=result.hard_gate_failed,
+        missing_core_journeys=missing,
+        install_ok=result.install_ok,
+        build_ok=result.build_ok,
+        failed_checks=result.failed_checks,
+        expected_failed_checks=[m.ID for m in CHECKS if m.ID not in STARTER_PASSES],
+        reasons=reasons,
+        result=str((out / "result.json").relative_to(paths.root)),
+        duration_s=result.timings.total_s,
+    )
+    write_record(paths.calibration, record)
+    print(summary(result))
+    if reasons:
+        print(f"calibration FAILED ({paths.calibration}):", file=sys.stderr)
+        for reason in reasons:
+            print(f"  - {reason}", file=sys.stderr)
+        return 1
+    print(f"calibration passed: exactly {EXPECTED_SCORE}/60, wrote {paths.calibration}")
+    return 0

@@ -230,8 +230,8 @@ class _Handler(BaseHTTPRequestHandler):
         generation_id = self.sim.next_generation_id()
         try:
             reply = materialise(script, body, self.sim.repo_root, f"call_{generation_id[-6:]}")
-        except ScriptError as exc:
-            return self._error(500, f"scripted model {model_id}: {exc}")
+        except ScriptError as exc:  # 400, not 5xx: agents retry 5xx forever
+            return self._error(400, f"scripted model {model_id}: {exc}", {"simulator": "script"})
         if reply.delay_seconds and self.sim.stopping.wait(reply.delay_seconds):
             return None
         error = reply.error

@@ -1,62 +1,268 @@
 """siteos-bench pipeline: `doit list` explains every stage; `doit` runs what is outstanding.
 
 The round is chosen with SITEOS_ROUND (default: the offline `demo` round served by the project's
-own OpenRouter simulator). Staleness is by content (md5); paid tasks run once and are never cleaned.
+own OpenRouter simulator). Staleness is by content (md5). Paid stages (preflight, session) run once
+per unit: their targets are never cleaned and never rebuilt; evaluation, scoring and the site are
+derived from evidence and rebuild when their inputs change.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from doit import create_after
+
 from harness.freeze import EVALUATOR_SOURCES, freeze
 from records.hashing import tree_files
-from records.inputs import load_round, round_settings_path
-from records.layout import PROMPT_FILE, STARTER_DIR, round_paths
+from records.inputs import load_cohort, load_round, round_settings_path
+from records.layout import (
+    BUILD_DIR,
+    EVIDENCE_DIR,
+    PROMPT_FILE,
+    REPO_ROOT,
+    STARTER_DIR,
+    controls_json,
+    round_paths,
+)
 
 ROUND = os.environ.get("SITEOS_ROUND", "demo")
+SETTINGS = load_round(ROUND)
+COHORT = load_cohort(SETTINGS.cohort_path)
+PATHS = round_paths(ROUND)
+SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
 DOIT_CONFIG: dict[str, Any] = {
     "check_file_uptodate": "md5",
     "backend": "json",
-    "dep_file": ".doit.db.json",
-    "default_tasks": ["freeze"],
+    "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND}.json"),
+    "default_tasks": [
+        "freeze", "calibrate", "spend", "preflight", "order", "session", "evaluate", "packets",
+        "score", "site",
+    ],
     "verbosity": 2,
 }
 
+RUN_ONCE = [True]  # with targets: up to date once the target exists (paid work never re-runs)
+
 
 def files_below(*roots: Path, suffixes: tuple[str, ...] | None = None) -> list[str]:
-    """file_dep takes files only: list every file below the roots."""
-    found: list[str] = []
-    for root in roots:
-        for path in tree_files(root, {"node_modules", "dist", ".git", "__pycache__"}):
-            if suffixes is None or path.suffix in suffixes:
-                found.append(str(path))
-    return found
-
-
-def input_files() -> list[str]:
-    settings = load_round(ROUND)
+    """file_dep takes files only: every file below the roots (build outputs excluded)."""
     return [
-        str(PROMPT_FILE),
-        str(settings.cohort_path),
-        str(round_settings_path(ROUND)),
-        *files_below(STARTER_DIR),
-        *files_below(*EVALUATOR_SOURCES, suffixes=(".py", ".js")),
+        str(path)
+        for root in roots
+        for path in tree_files(root, {"node_modules", "dist", ".git", "__pycache__"})
+        if suffixes is None or path.suffix in suffixes
     ]
 
 
-def task_freeze() -> Iterator[dict[str, Any]]:
-    """Hash the round's inputs into evidence/<round>/round.json (refuses changes once units are scored)."""
-    yield {
-        "name": None,
-        "doc": task_freeze.__doc__,
-    }
-    yield {
-        "name": ROUND,
+# What an evaluation depends on: the evaluator and sandbox sources, not scoring or the controls.
+EVALUATOR_FILES = [
+    path
+    for path in files_below(*EVALUATOR_SOURCES, suffixes=(".py", ".js"))
+    if not Path(path).is_relative_to(REPO_ROOT / "evaluator" / "scoring")
+    and not Path(path).is_relative_to(REPO_ROOT / "evaluator" / "controls")
+]
+STARTER_FILES = files_below(STARTER_DIR)
+
+
+def stage(target: str, *args: Any, **kwargs: Any) -> bool:
+    """Call `module:function` (imported only when the task runs, so `doit` loads fast).
+
+    Stage functions return a record (success) or an exit code (0 is success).
+    """
+    module, name = target.split(":")
+    result = getattr(importlib.import_module(module), name)(*args, **kwargs)
+    return result == 0 if isinstance(result, int) and not isinstance(result, bool) else True
+
+
+def task_freeze() -> dict[str, Any]:
+    """Hash prompt, starter, cohort and settings into round.json; refuse changes once units are scored."""
+    return {
         "actions": [(freeze, [ROUND])],
-        "file_dep": input_files(),
-        "targets": [str(round_paths(ROUND).round_json)],
+        "file_dep": [
+            str(PROMPT_FILE), str(SETTINGS.cohort_path), str(round_settings_path(ROUND)),
+            *STARTER_FILES, *EVALUATOR_FILES,
+        ],
+        "targets": [str(PATHS.round_json)],
+    }
+
+
+def task_calibrate() -> dict[str, Any]:
+    """Evaluate the starter: must score exactly 26/60 with the hard gate failed before any spending."""
+    return {
+        "actions": [(stage, ["evaluator.calibration:calibrate", ROUND])],
+        "file_dep": [*STARTER_FILES, *EVALUATOR_FILES],
+        "targets": [str(PATHS.calibration)],
+    }
+
+
+def task_controls() -> dict[str, Any]:
+    """Evaluate the reference (60/60) and one mutant per check (each loses exactly its check)."""
+    return {
+        "actions": [(stage, ["evaluator.controls.run:run_controls"])],
+        "file_dep": [
+            *STARTER_FILES, *EVALUATOR_FILES,
+            *files_below(REPO_ROOT / "evaluator" / "controls"),
+        ],
+        "targets": [str(controls_json())],
+    }
+
+
+def task_spend() -> dict[str, Any]:
+    """Say what the round may spend, and refuse a paid round without OPENROUTER_API_KEY."""
+
+    def announce() -> bool:
+        candidates = len(COHORT.candidates)
+        ceiling = SETTINGS.ceilings.budget_usd
+        units = candidates * SETTINGS.repetitions
+        if SETTINGS.requires_api_key and not os.environ.get("OPENROUTER_API_KEY"):
+            print(f"round {ROUND!r} spends real money: set OPENROUTER_API_KEY first")
+            return False
+        kind = "real money" if SETTINGS.requires_api_key else "nothing (simulated gateway)"
+        print(
+            f"round {ROUND!r} spends {kind}: {candidates} routes x {SETTINGS.probes} preflight "
+            f"probes, then at most {units} scored units with a ${ceiling:.2f} budget ceiling each "
+            f"(at most ${units * ceiling:.2f} for the scored units)"
+        )
+        return True
+
+    return {"actions": [announce], "task_dep": ["calibrate"], "uptodate": [False], "verbosity": 2}
+
+
+def task_preflight() -> Iterator[dict[str, Any]]:
+    """Qualify each route: catalogue check, then three isolated file-edit + shell probes (3/3 or not testable)."""
+    for candidate in COHORT.candidates:
+        yield {
+            "name": candidate.key,
+            "actions": [(stage, ["harness.preflight:run_preflight", ROUND, candidate.key])],
+            "task_dep": ["freeze", "spend"],
+            "targets": [str(PATHS.preflight(candidate.key))],
+            "uptodate": RUN_ONCE,
+        }
+
+
+def task_order() -> dict[str, Any]:
+    """Draw the run order of the qualified routes from the round seed (once, before any scored unit)."""
+    return {
+        "actions": [(stage, ["harness.order:freeze_order", ROUND])],
+        "file_dep": [str(PATHS.preflight(c.key)) for c in COHORT.candidates],
+        "targets": [str(PATHS.order)],
+        "uptodate": RUN_ONCE,
+    }
+
+
+def scheduled_units() -> list[tuple[str, str, int, int]]:
+    """(unit, model key, repetition, replacement) in frozen order, then documented replacements."""
+    from harness.order import read_order
+    from harness.replacement import replacement_record
+
+    if not PATHS.order.exists():
+        return []
+    units = []
+    for unit in read_order(ROUND).order:
+        key, rep = unit.rsplit("-r", 1)
+        units.append((unit, key, int(rep), 0))
+    for marker in sorted(PATHS.units_dir.glob("*/replacement.json")):
+        record = replacement_record(PATHS.unit(marker.parent.name))
+        key, rest = record.replacement_unit.rsplit("-r", 1)
+        rep, replacement = rest.split("-x")
+        units.append((record.replacement_unit, key, int(rep), int(replacement)))
+    return units
+
+
+@create_after(executed="order")
+def task_session() -> Iterator[dict[str, Any]]:
+    """Run each scored unit once, in the frozen order: one fresh OpenCode session through the proxy."""
+    previous: str | None = None
+    for unit, key, rep, replacement in scheduled_units():
+        yield {
+            "name": unit,
+            "actions": [
+                (stage, ["harness.unit:run_unit", ROUND, key, rep], {"replacement": replacement})
+            ],
+            "task_dep": ["order", *([f"session:{previous}"] if previous else [])],
+            "targets": [str(PATHS.unit(unit).session)],
+            "uptodate": RUN_ONCE,
+        }
+        previous = unit
+
+
+def evaluable_units() -> list[str]:
+    return [unit for unit, *_ in scheduled_units() if PATHS.unit(unit).archive.exists()]
+
+
+@create_after(executed="session")
+def task_evaluate() -> Iterator[dict[str, Any]]:
+    """Evaluate each unit's final worktree: build in the sandbox, 15 browser checks, gates, evidence."""
+    for unit in evaluable_units():
+        paths = PATHS.unit(unit)
+        yield {
+            "name": unit,
+            "actions": [(stage, ["evaluator.unit_evaluation:evaluate_unit", ROUND, unit])],
+            "file_dep": [str(paths.session), str(paths.archive), *EVALUATOR_FILES],
+            "targets": [str(paths.result)],
+        }
+
+
+def unit_evidence_files(*names: str) -> list[str]:
+    return [
+        str(path)
+        for unit, *_ in scheduled_units()
+        for name in names
+        if (path := PATHS.unit(unit).root / name).exists() or name == "session.json"
+    ]
+
+
+@create_after(executed="evaluate")
+def task_packets() -> dict[str, Any]:
+    """Blind review packets: candidate codes, screenshots, video, anonymised diff; leak scan."""
+    return {
+        "actions": [(stage, ["evaluator.scoring:build_packets", ROUND])],
+        "file_dep": unit_evidence_files(
+            "session.json", "worktree.diff", "PROGRESS.md", "evaluation/result.json"
+        ),
+        "targets": [str(PATHS.packets_dir / "index.json"), str(PATHS.codes)],
+    }
+
+
+def review_sheets() -> list[str]:
+    return sorted(str(p) for p in PATHS.reviews_dir.glob("*") if p.suffix in (".csv", ".json"))
+
+
+@create_after(executed="packets")
+def task_score() -> dict[str, Any]:
+    """The 100-point score: 60 automated + reviews + verification + efficiency, the 49 cap, advancement."""
+    return {
+        "actions": [(stage, ["evaluator.scoring:score_round", ROUND])],
+        "file_dep": [
+            *unit_evidence_files(
+                "session.json", "events.jsonl", "gateway.jsonl", "PROGRESS.md",
+                "evaluation/result.json",
+            ),
+            *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
+            str(PATHS.codes), *review_sheets(),
+            *files_below(REPO_ROOT / "evaluator" / "scoring", suffixes=(".py",)),
+        ],
+        "targets": [str(PATHS.leaderboard)],
+    }
+
+
+@create_after(executed="score")
+def task_site() -> dict[str, Any]:
+    """Render the results site from evidence/ and build it with `mkdocs build --strict`."""
+    sources = [
+        str(PATHS.leaderboard), str(PATHS.round_json),
+        *[str(p) for p in (PATHS.calibration, controls_json()) if p.exists()],
+        *unit_evidence_files("session.json", "commands.json", "evaluation/result.json"),
+        *files_below(REPO_ROOT / "site", REPO_ROOT / "publish"),
+        str(REPO_ROOT / "mkdocs.yml"),
+    ]
+    return {
+        "actions": [(stage, ["publish.render:render_site", ROUND, EVIDENCE_DIR, BUILD_DIR])],
+        "file_dep": sources,
+        "targets": [str(SITE_INDEX)],
     }

@@ -30,6 +30,10 @@ PROMPT_FILE = BENCHMARK_DIR / "task-prompt.md"
 TOOLS_DIR = REPO_ROOT / ".tools"
 # SITEOS_EVIDENCE_DIR lets tests and the end-to-end check run a whole round into a scratch folder.
 EVIDENCE_DIR = Path(os.environ.get("SITEOS_EVIDENCE_DIR") or REPO_ROOT / "evidence").resolve()
+# The built site follows: build/ in the repository, or a build/ beside a redirected evidence folder.
+BUILD_DIR = (
+    REPO_ROOT / "build" if "SITEOS_EVIDENCE_DIR" not in os.environ else EVIDENCE_DIR.parent / "build"
+)
 
 
 def unit_id(model_key: str, repetition: int = 1) -> str:

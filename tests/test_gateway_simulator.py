@@ -198,3 +198,15 @@ def test_command_line_server_starts() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_tree_globs_cover_top_level_files() -> None:
+    from harness.simulator.script import TreeCalls
+    from harness.simulator.turns import tree_files
+
+    every = tree_files(TreeCalls(source="app-starter/src"), REPO_ROOT)
+    assert "main.tsx" in every and any("/" in f for f in every)
+    some = TreeCalls(source="app-starter/src", include=["**/*.tsx"], exclude=["components/*"])
+    chosen = tree_files(some, REPO_ROOT)
+    assert "main.tsx" in chosen and all(f.endswith(".tsx") for f in chosen)
+    assert not any(f.startswith("components/") for f in chosen)

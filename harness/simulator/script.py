@@ -71,7 +71,7 @@ class TreeCalls(Strict):
 
     source: str
     tool: Literal["write", "read"] = "write"
-    include: list[str] = Field(default_factory=lambda: ["**/*"])
+    include: list[str] = Field(default_factory=lambda: ["*"], description="fnmatch globs")
     exclude: list[str] = Field(default_factory=list)
     only_existing_in: str | None = Field(
         default=None, description="repo-relative folder: keep files that also exist there"

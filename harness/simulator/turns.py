@@ -112,6 +112,13 @@ def substitute(value: Any, values: dict[str, str], repo_root: Path) -> Any:
     return value
 
 
+def glob_match(rel: str, pattern: str) -> bool:
+    """fnmatch (where `*` also crosses `/`), with `**/` also matching no folder at all."""
+    return fnmatch.fnmatch(rel, pattern) or (
+        "**/" in pattern and fnmatch.fnmatch(rel, pattern.replace("**/", ""))
+    )
+
+
 def tree_files(spec: TreeCalls, repo_root: Path) -> list[str]:
     """Relative POSIX paths of the files a `tree_calls` entry covers, sorted."""
     source = repo_root / spec.source
@@ -120,9 +127,9 @@ def tree_files(spec: TreeCalls, repo_root: Path) -> list[str]:
     found = []
     for path in sorted(p for p in source.rglob("*") if p.is_file()):
         rel = path.relative_to(source).as_posix()
-        if not any(fnmatch.fnmatch(rel, pattern) for pattern in spec.include):
+        if not any(glob_match(rel, pattern) for pattern in spec.include):
             continue
-        if any(fnmatch.fnmatch(rel, pattern) for pattern in spec.exclude):
+        if any(glob_match(rel, pattern) for pattern in spec.exclude):
             continue
         if spec.only_existing_in and not (repo_root / spec.only_existing_in / rel).is_file():
             continue

@@ -17,7 +17,8 @@ from gateway_support import drive, loopback_only, script
 from harness.simulator import Simulator, load_scripts
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
-REFERENCE = Path("/work/shared/reference/opencode-1.17.18")
+# SSE bytes OpenCode 1.17.18 accepted for a streamed tool call (recorded against a local stub)
+ACCEPTED_SSE = Path(__file__).parent / "data" / "opencode-1.17.18-sse-toolcall.txt"
 KEY = "sk-or-v1-simulator-test"
 
 
@@ -83,9 +84,7 @@ def test_sse_bytes_follow_the_shape_opencode_accepted(sim: Simulator) -> None:
     assert events[-1] == "data: [DONE]"
     ours = [json.loads(e[6:]) for e in events[:-1]]
     theirs = [
-        json.loads(e[6:])
-        for e in (REFERENCE / "sse_example_toolcall.txt").read_text().split("\n\n")
-        if e.startswith("data: {")
+        json.loads(e[6:]) for e in ACCEPTED_SSE.read_text().split("\n\n") if e.startswith("data: {")
     ]
     assert len(ours) == len(theirs)
     for mine, ref in zip(ours, theirs, strict=True):

@@ -1,0 +1,1 @@
+"""Publishing: the results site rendered from `evidence/`, and the frozen-round tag."""

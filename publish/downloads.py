@@ -1,0 +1,89 @@
+"""Leaderboard downloads: a flat CSV of the rows and the JSON of the round's leaderboard."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from publish.views import DIMENSIONS, Row
+
+CSV_COLUMNS = (
+    "rank",
+    "unit",
+    "candidate_code",
+    "model_key",
+    "display_name",
+    "route",
+    "group",
+    "status",
+    "total",
+    "raw_total",
+    "capped",
+    "provisional",
+    "eligible",
+    "advances",
+    *(f"points_{key}" for key, _, _ in DIMENSIONS),
+    "elapsed_seconds",
+    "cost_usd",
+    "tokens",
+    "stop_status",
+    "validity",
+    "failure_class",
+    "invalid_reasons",
+)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def row_values(row: Row) -> list[Any]:
+    return [
+        row.rank,
+        row.unit,
+        row.code,
+        row.model_key,
+        row.display_name,
+        row.route,
+        row.group,
+        row.status,
+        row.total,
+        row.raw_total,
+        row.capped,
+        row.provisional,
+        row.eligible,
+        row.advances,
+        *(row.breakdown.get(key) for key, _, _ in DIMENSIONS),
+        row.elapsed_seconds,
+        row.cost_usd,
+        row.tokens,
+        row.stop_status,
+        row.validity,
+        row.failure_class,
+        "; ".join(row.invalid_reasons),
+    ]
+
+
+def leaderboard_csv(rows: list[Row]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        writer.writerow([_cell(value) for value in row_values(row)])
+    return buffer.getvalue()
+
+
+def provisional_json(rows: list[Row]) -> str:
+    """Before scoring has run: the provisional rows the site shows (evaluator points only)."""
+    data = {
+        "provisional": True,
+        "note": "scoring has not run: evaluator points only",
+        "rows": [dict(zip(CSV_COLUMNS, row_values(row), strict=True)) for row in rows],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,123 @@
+"""Drive the built site from file:// in Chromium with every non-file request aborted.
+
+Run as a child process inside a loopback-only network namespace (see test_site_browser.py):
+`python tests/site_browser.py SITE_DIR OUT_JSON [SCREENSHOT_DIR]`. Writes what it observed as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Route, sync_playwright
+
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+]  # fmt: skip
+
+
+def observe(site: Path, shots: Path | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"blocked": [], "console_errors": [], "page_errors": [], "failed": []}
+
+    def route(r: Route) -> None:
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            out["blocked"].append(r.request.url)
+            r.abort()
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 900})
+        context.route("**/*", route)
+        page = context.new_page()
+        page.on(
+            "console", lambda m: out["console_errors"].append(m.text) if m.type == "error" else None
+        )
+        page.on("pageerror", lambda e: out["page_errors"].append(str(e)))
+        page.on("requestfailed", lambda r: out["failed"].append(f"{r.url} {r.failure}"))
+
+        def shot(name: str) -> None:
+            if shots is not None:
+                page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+
+        page.goto((site / "index.html").as_uri())
+        page.wait_for_load_state("load")
+        shot("index")
+        # Search: the offline index through the vendored iframe-worker shim.
+        page.click(".md-search__input", timeout=5000)
+        page.keyboard.type("calibration", delay=30)  # Material searches on key events
+        page.wait_for_selector(".md-search-result__item", timeout=10000)
+        out["search_results"] = page.locator(".md-search-result__item").count()
+        page.keyboard.press("Escape")
+
+        page.goto((site / "leaderboard.html").as_uri())
+        page.wait_for_load_state("load")
+        shot("leaderboard")
+        table = page.locator("table#leaderboard")
+        units = "table#leaderboard tbody tr td:nth-child(2) a"
+        out["order_initial"] = page.locator(units).all_inner_texts()
+        header = table.locator("th", has_text="Cost")
+        header.click()
+        out["order_after_click"] = page.locator(units).all_inner_texts()
+        out["aria_sort_after_click"] = header.get_attribute("aria-sort")
+        header.click()
+        out["order_after_second_click"] = page.locator(units).all_inner_texts()
+        out["costs_after_second_click"] = page.locator(
+            "table#leaderboard tbody tr td:nth-child(14)"
+        ).all_inner_texts()
+        out["resorted_class"] = "sb-resorted" in (table.get_attribute("class") or "")
+
+        first_unit = page.locator(units).first.get_attribute("href") or ""
+        page.goto((site / first_unit).as_uri())
+        page.wait_for_load_state("load")
+        shot("unit")
+        out["lightbox_links"] = page.locator("a.glightbox").count()
+        page.locator("a.glightbox").first.click()
+        page.wait_for_selector(
+            ".glightbox-container .gslide-image img", state="visible", timeout=5000
+        )
+        out["lightbox_open"] = page.locator(".glightbox-container").count() > 0
+        shot("lightbox")
+        page.keyboard.press("Escape")
+        page.wait_for_selector(".glightbox-container", state="detached", timeout=5000)
+
+        video = page.locator("video.sb-video")
+        out["video_count"] = video.count()
+        if video.count():
+            out["video_src"] = video.first.evaluate("v => v.currentSrc")
+            ok = page.wait_for_function(
+                "() => { const v = document.querySelector('video.sb-video');"
+                " return v && (v.readyState > 0 || v.error) ? true : false }",
+                timeout=10000,
+            )
+            out["video_ready"] = bool(ok)
+            out["video_state"] = video.first.evaluate(
+                "v => ({readyState: v.readyState, error: v.error && v.error.code,"
+                " duration: v.duration, width: v.videoWidth})"
+            )
+
+        for name in ("cohort", "calibration", "cost", "methodology", "downloads", "units/index"):
+            page.goto((site / f"{name}.html").as_uri())
+            page.wait_for_load_state("load")
+            shot(name.replace("/", "-"))
+        browser.close()
+    return out
+
+
+def main(argv: list[str]) -> int:
+    site, target = Path(argv[0]), Path(argv[1])
+    shots = Path(argv[2]) if len(argv) > 2 else None
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(observe(site, shots), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -154,7 +154,9 @@ def run_axe(page: Page, include: str | None = None) -> dict[str, Any]:
 def axe_version() -> str | None:
     """axe-core's version from its package.json (next to axe.min.js)."""
     try:
-        version = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))["version"]
+        version = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))[
+            "version"
+        ]
     except (OSError, ValueError, KeyError):
         return None
     return str(version)

@@ -125,6 +125,8 @@ def evaluate(
     trace: bool = True,
     screenshots: bool = True,
     keep_workspace: bool = False,
+    check_budget: float | None = None,
+    browser_timeout: float = BROWSER_PHASE_TIMEOUT_S,
 ) -> EvaluationResult:
     start = time.monotonic()
     app_dir = app_dir.resolve()
@@ -181,6 +183,8 @@ def evaluate(
                 video=video,
                 trace=trace,
                 screenshots=screenshots,
+                check_budget=check_budget,
+                timeout=browser_timeout,
             )
             (out_dir / "logs").mkdir(parents=True, exist_ok=True)
             (out_dir / "logs" / "browser.log").write_text(log, encoding="utf-8")

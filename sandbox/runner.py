@@ -3,7 +3,7 @@
 Containment given by `run_sandboxed`:
 
 - the whole filesystem is mounted read-only; `/tmp` is a private, empty tmpfs; each path in
-  `hide` is replaced by an empty tmpfs (the repository, home folders, other evaluations);
+  `hide` is replaced by an empty, read-only tmpfs (the repository, home folders);
 - only `Bind(..., writable=True)` entries can be written, and only through their sandbox path;
 - a user namespace maps the caller to an unprivileged uid with every capability dropped, so
   nothing inside can remount, ptrace the host or change ownership;
@@ -129,6 +129,9 @@ def bwrap_argv(spec: SandboxSpec) -> list[str]:
         if not bind.source.exists():
             raise SandboxError(f"bind source {bind.source} does not exist")
         args += ["--bind" if bind.writable else "--ro-bind", str(bind.source), bind.dest]
+    for hidden in spec.hide:
+        # Empty and read-only: nothing can be stashed there for a later step to find.
+        args += ["--remount-ro", str(hidden)]
     env = {"PATH": DEFAULT_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
     env.update(spec.env)
     args.append("--clearenv")

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page
 
-from evaluator.browser import VIEWPORTS, RequestLog, run_axe, settle
+from evaluator.browser import SETTLE_TIMEOUT_MS, VIEWPORTS, RequestLog, run_axe, settle
 from evaluator.data import VenueData
 from evaluator.result import Diagnostic
 
@@ -91,7 +91,10 @@ class CheckContext:
         self.settle()
 
     def settle(self) -> None:
-        pending = settle(self.page)
+        # A page that never settles would cost the full wait on every load: after three such
+        # pages the wait drops to half a second (the pages are reported in `unsettled`).
+        timeout_ms = SETTLE_TIMEOUT_MS if len(self.facts.unsettled) < 3 else 500
+        pending = settle(self.page, timeout_ms)
         if pending:
             self.facts.unsettled.append(f"{self.path()} @ {self.viewport}: {', '.join(pending)}")
 

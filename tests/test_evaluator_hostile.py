@@ -1,0 +1,138 @@
+"""Hostile submissions are contained: each ends within the evaluator's limits with a precise
+diagnostic, and nothing outside its temp dir changes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator import build
+from evaluator.evaluate import evaluate
+from records.layout import REPO_ROOT
+from evaluator_fixtures import make_app, snapshot, static_app
+
+pytestmark = [pytest.mark.slow]
+
+SNOOP = r"""
+const fs = require('fs');
+const tries = ['..', '../..', process.env.REPO, process.env.REPO + '/pyproject.toml', '/root',
+               '/home', process.env.HOSTAPP];
+for (const t of tries) {
+  try { const s = fs.statSync(t); console.log('FOUND', t, s.isDirectory() ? fs.readdirSync(t).length : s.size); }
+  catch (e) { console.log('HIDDEN', t, e.code); }
+}
+for (const t of [process.env.REPO + '/evil.txt', process.env.HOSTAPP + '/evil.txt', '/etc/evil.txt']) {
+  try { fs.writeFileSync(t, 'x'); console.log('WROTE', t); } catch (e) { console.log('DENIED', t, e.code); }
+}
+process.exit(1);
+"""
+
+NET = r"""
+const net = require('net');
+const s = net.connect({ host: '1.1.1.1', port: 80 });
+s.setTimeout(3000, () => { console.log('NET timeout'); process.exit(1); });
+s.on('connect', () => { console.log('NET CONNECTED'); process.exit(0); });
+s.on('error', (e) => { console.log('NET error', e.code); process.exit(1); });
+"""
+
+
+def test_build_cannot_read_the_repository_or_write_outside(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "app", "node snoop.js", {"snoop.js": SNOOP})
+    # Paths are baked in: the sandbox has a clean environment.
+    script = (app / "snoop.js").read_text()
+    script = script.replace("process.env.REPO", repr(str(REPO_ROOT))).replace(
+        "process.env.HOSTAPP", repr(str(app))
+    )
+    (app / "snoop.js").write_text(script)
+    before_app = snapshot(app)
+    before_repo = snapshot(REPO_ROOT / "evaluator")
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    log = (tmp_path / "out" / "logs" / "build.log").read_text()
+    assert "FOUND " + str(REPO_ROOT) + "/pyproject.toml" not in log
+    assert "WROTE" not in log
+    assert f"HIDDEN {REPO_ROOT}/pyproject.toml ENOENT" in log
+    assert f"HIDDEN {app} ENOENT" in log  # the original submission folder is invisible
+    assert not result.build_ok and result.hard_gate_failed
+    gate = next(g for g in result.gates if g.id == "install-build")
+    assert gate.failed and "build" in gate.reason and "exited with code 1" in gate.reason
+    assert all(not c.executed for c in result.checks)
+    assert snapshot(app) == before_app
+    assert snapshot(REPO_ROOT / "evaluator") == before_repo
+    assert not (REPO_ROOT / "evil.txt").exists() and not (app / "evil.txt").exists()
+
+
+def test_build_cannot_open_network_connections(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "app", "node net.js", {"net.js": NET})
+    start = time.monotonic()
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    log = (tmp_path / "out" / "logs" / "build.log").read_text()
+    assert "NET CONNECTED" not in log
+    assert "NET error" in log  # ENETUNREACH: there is no route out of the sandbox
+    assert not result.build_ok
+    assert time.monotonic() - start < 60
+
+
+def test_endless_build_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(build.STEP_TIMEOUTS, "build", 5.0)
+    app = make_app(tmp_path / "app", "node -e 'for(;;){}' & sleep 1000")
+    start = time.monotonic()
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    assert time.monotonic() - start < 40
+    step = next(s for s in result.steps if s.name == "build")
+    assert step.timed_out and not step.ok
+    gate = next(g for g in result.gates if g.id == "install-build")
+    assert gate.failed and "time limit" in gate.reason
+
+
+def test_gigabytes_of_output_are_capped(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "app", "yes 'log spam log spam log spam'")
+    start = time.monotonic()
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    assert time.monotonic() - start < 40
+    step = next(s for s in result.steps if s.name == "build")
+    assert step.output_capped and not step.ok
+    assert (tmp_path / "out" / "logs" / "build.log").stat().st_size < 5 * 1024 * 1024
+    gate = next(g for g in result.gates if g.id == "install-build")
+    assert gate.failed and "output cap" in gate.reason
+
+
+NEVER_SETTLES = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head>
+<body><main><h1>Atlas Rooms</h1><p id="p">Always moving</p></main>
+<script>
+  const p = document.getElementById('p');
+  const again = () => { p.animate([{opacity: 0}, {opacity: 1}], {duration: 800});
+                        requestAnimationFrame(again); };
+  requestAnimationFrame(again);
+</script></body></html>"""
+
+HANGS = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head>
+<body><main><h1>Atlas Rooms</h1></main>
+<script>setTimeout(() => { for (;;) {} }, 50);</script></body></html>"""
+
+
+@pytest.mark.browser
+def test_page_that_never_settles_is_judged_within_limits(tmp_path: Path) -> None:
+    app = static_app(tmp_path / "app", NEVER_SETTLES)
+    start = time.monotonic()
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    assert time.monotonic() - start < 240
+    assert result.evaluator_error is None
+    assert result.checks_executed == 15
+    assert result.unsettled, "the never-settling animations are reported"
+    assert result.automated_score < 60 and result.hard_gate_failed
+
+
+@pytest.mark.browser
+def test_page_that_blocks_its_main_thread_is_killed(tmp_path: Path) -> None:
+    app = static_app(tmp_path / "app", HANGS)
+    start = time.monotonic()
+    result = evaluate(
+        app, tmp_path / "out", video=False, trace=False, screenshots=False, check_budget=8
+    )
+    assert time.monotonic() - start < 180
+    assert result.evaluator_error is None
+    assert result.automated_score == 0 and result.hard_gate_failed
+    seen = " ".join(d.seen for c in result.checks for d in c.diagnostics)
+    assert "stopped responding" in seen or "hung" in seen

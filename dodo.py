@@ -254,10 +254,13 @@ def task_score() -> dict[str, Any]:
 @create_after(executed="score")
 def task_site() -> dict[str, Any]:
     """Render the results site from evidence/ and build it with `mkdocs build --strict`."""
+    round_evidence = [  # everything the site may show; packets are for reviewers only
+        path for path in files_below(PATHS.root) if not Path(path).is_relative_to(PATHS.packets_dir)
+    ]
     sources = [
-        str(PATHS.leaderboard), str(PATHS.round_json),
-        *[str(p) for p in (PATHS.calibration, controls_json()) if p.exists()],
-        *unit_evidence_files("session.json", "commands.json", "evaluation/result.json"),
+        *round_evidence,
+        *[str(p) for p in (controls_json(),) if p.exists()],
+        str(SETTINGS.cohort_path), str(round_settings_path(ROUND)),
         *files_below(REPO_ROOT / "site", REPO_ROOT / "publish"),
         str(REPO_ROOT / "mkdocs.yml"),
     ]

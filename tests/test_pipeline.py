@@ -1,0 +1,161 @@
+"""End to end: the offline demo round through `doit`, then the staleness rules of the pipeline.
+
+One real run (real OpenCode sessions against the simulator, real evaluations in Chromium) into a
+scratch evidence folder; the repository's own evidence/ is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from records.layout import REPO_ROOT, round_paths
+
+pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
+
+
+def doit(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "doit", *args], cwd=REPO_ROOT, env=env, text=True,
+        capture_output=True, timeout=3600,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
+    evidence = tmp_path_factory.mktemp("demo-round") / "evidence"
+    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND="demo")
+    doit(env, "-n", "2", "-P", "thread")
+    yield env, evidence
+
+
+def status(env: dict[str, str]) -> dict[str, str]:
+    proc = doit(env, "list", "--all", "--status")
+    found = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in {"R", "U", "I"}:
+            found[parts[1]] = parts[0]
+    return found
+
+
+def leaderboard(evidence: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(round_paths("demo", evidence).leaderboard.read_text())
+    return data
+
+
+def unit_row(board: dict[str, Any], key: str) -> dict[str, Any]:
+    return next(u for u in board["units"] if u["model_key"] == key)
+
+
+def test_calibration_passed_before_spending(demo: tuple[dict[str, str], Path]) -> None:
+    _, evidence = demo
+    calibration = json.loads(round_paths("demo", evidence).calibration.read_text())
+    assert calibration["passed"] is True
+    assert calibration["automated_score"] == 26
+    assert calibration["checks_executed"] == 15
+    assert calibration["hard_gate_failed"] is True
+    assert sorted(calibration["missing_core_journeys"]) == ["detail", "enquiry", "filter"]
+
+
+def test_every_demo_rule_path_ends_in_its_designed_evidence(demo: tuple[dict[str, str], Path]) -> None:
+    _, evidence = demo
+    board = leaderboard(evidence)
+    strong = unit_row(board, "strong-builder")
+    assert strong["status"] == "ranked" and strong["automated_score"] == 60
+    assert strong["breakdown"]["verification"]["points"] == 5
+    assert unit_row(board, "type-breaker")["capped"] is True
+    assert "install-build" in unit_row(board, "type-breaker")["gates_failed"]
+    assert unit_row(board, "idle")["automated_score"] == 26
+    assert unit_row(board, "progress-liar")["breakdown"]["verification"]["points"] == 0
+    assert unit_row(board, "step-burner")["stop_status"] == "step_ceiling"
+    assert unit_row(board, "big-spender")["stop_status"] == "budget_ceiling"
+    assert unit_row(board, "identity-swap")["status"] == "invalid"
+    assert unit_row(board, "provider-outage")["status"] == "provider_outage"
+    not_testable = {row["model_key"]: row["reason_class"] for row in board["not_testable"]}
+    assert not_testable == {
+        "flaky-adapter": "adapter_unstable",
+        "missing-route": "catalogue",
+        "no-tool-choice": "catalogue",
+    }
+
+
+def test_site_shows_every_unit(demo: tuple[dict[str, str], Path]) -> None:
+    _, evidence = demo
+    site = evidence.parent / "build" / "site"
+    index = (site / "index.html").read_text()
+    assert "Leaderboard" in index or "leaderboard" in index
+    board = leaderboard(evidence)
+    pages = " ".join(p.read_text() for p in site.rglob("*.html"))
+    for row in board["units"]:
+        assert row["unit"] in pages
+
+
+def test_second_run_is_a_noop(demo: tuple[dict[str, str], Path]) -> None:
+    env, _ = demo
+    start = time.perf_counter()
+    proc = doit(env)
+    elapsed = time.perf_counter() - start
+    executed = [line for line in proc.stdout.splitlines() if line.startswith(". ")]
+    assert executed == [], f"tasks ran on a second run: {executed}"
+    assert elapsed < 30  # generous for a loaded CI machine; the benchmark script measures it
+
+
+def test_evaluator_change_reruns_evaluation_not_sessions(demo: tuple[dict[str, str], Path]) -> None:
+    env, _ = demo
+    source = REPO_ROOT / "evaluator" / "gates.py"
+    original = source.read_bytes()
+    try:
+        source.write_bytes(original + b"\n# staleness probe\n")
+        found = status(env)
+    finally:
+        source.write_bytes(original)
+    sessions = {k: v for k, v in found.items() if k.startswith("session:")}
+    evaluations = {k: v for k, v in found.items() if k.startswith("evaluate:")}
+    preflights = {k: v for k, v in found.items() if k.startswith("preflight:")}
+    assert sessions and set(sessions.values()) == {"U"}
+    assert preflights and set(preflights.values()) == {"U"}
+    assert evaluations and set(evaluations.values()) == {"R"}
+
+
+def test_review_sheet_change_rescores_only(demo: tuple[dict[str, str], Path]) -> None:
+    env, evidence = demo
+    rpaths = round_paths("demo", evidence)
+    codes = json.loads((rpaths.packets_dir / "index.json").read_text())["codes"]
+    sheet = rpaths.reviews_dir / "reviewer-a.csv"
+    sheet.parent.mkdir(parents=True, exist_ok=True)
+    sheet.write_text("code,visual,code_quality,notes\n" + f"{codes[0]},15,7,clean\n")
+    try:
+        found = status(env)
+    finally:
+        sheet.unlink()
+    assert found["score"] == "R"
+    assert found["packets"] == "U"
+    assert {v for k, v in found.items() if k.startswith(("evaluate:", "session:"))} == {"U"}
+
+
+def test_changed_prompt_inside_a_scored_round_is_refused(demo: tuple[dict[str, str], Path]) -> None:
+    env, evidence = demo
+    prompt = REPO_ROOT / "benchmark" / "task-prompt.md"
+    original = prompt.read_bytes()
+    before = round_paths("demo", evidence).round_json.read_bytes()
+    try:
+        prompt.write_bytes(original + b"\n")
+        proc = doit(env, "freeze", check=False)
+    finally:
+        prompt.write_bytes(original)
+    assert proc.returncode != 0
+    assert "prompt_sha256" in proc.stdout + proc.stderr
+    assert "new round" in proc.stdout + proc.stderr
+    assert round_paths("demo", evidence).round_json.read_bytes() == before

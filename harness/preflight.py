@@ -199,6 +199,7 @@ def run_preflight(
                 probe = run_probe(
                     n, agent=agent, upstream=upstream, candidate=candidate, settings=settings,
                     probe_dir=paths.probe_dir(model_key, n), isolated=isolated,
+                    outage_seconds=PROBE_OUTAGE_SECONDS,
                 )  # fmt: skip
                 probes.append(probe)
                 if not probe.passed:

@@ -105,9 +105,12 @@ def run_process(
 
 
 def process_alive(pid: int, needle: str = "") -> bool:
-    """Whether `pid` runs (and its command line contains `needle`, against pid reuse)."""
+    """Whether `pid` runs, not as a zombie (and its command line contains `needle`)."""
     try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
+        return False
+    if stat.rsplit(")", 1)[1].split()[0] in ("Z", "X"):
         return False
     return needle in raw.replace(b"\0", b" ").decode(errors="replace")

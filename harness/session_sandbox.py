@@ -38,7 +38,7 @@ PATH_INSIDE = f"{NODE_DIR}/bin:/opt/agent/bin:/usr/local/bin:/usr/bin:/bin"
 BWRAP_DETAILS = [
     "bubblewrap: new user/pid/ipc/uts/cgroup/net namespaces, --die-with-parent, --new-session",
     "network: loopback only; the recording proxy via a bind-mounted Unix socket",
-    "filesystem: /usr and tools read-only; worktree, private HOME + npm cache writable; tmpfs /tmp",
+    "filesystem: / and tools read-only; worktree, private HOME + npm cache writable; tmpfs /tmp",
     "hidden: repository, evaluator/, evidence/, other units, host HOME",
 ]
 
@@ -180,7 +180,7 @@ class SandboxSpec:
             args += ["--ro-bind", str(host), inside]
         args += ["--ro-bind", str(self.gateway_socket.parent), GATEWAY_DIR]
         args += ["--bind", str(self.home), HOME, "--bind", str(self.worktree), WORKDIR]
-        args += ["--chdir", WORKDIR, "--clearenv"]
+        args += ["--remount-ro", "/", "--chdir", WORKDIR, "--clearenv"]
         env = {"PATH": PATH_INSIDE, "HOME": HOME, "TMPDIR": "/tmp", "LANG": "C.UTF-8", **self.env}
         for key, value in sorted(env.items()):
             args += ["--setenv", key, value]

@@ -1,0 +1,122 @@
+"""Helpers for the session tests: a frozen demo round in a scratch evidence folder, plus test-only
+scripted models added to the demo cohort (the escape artist, a lean identity swap and outage).
+
+Usable from pytest (pass `monkeypatch.setattr`) and from a child process (plain setattr).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import harness.freeze as freeze_stage
+import harness.preflight
+import harness.session_gateway
+import harness.unit
+from harness.simulator import Simulator
+from harness.simulator.script import load_script
+from records import layout
+from records.inputs import Candidate, Cohort, load_cohort, load_round
+
+REPO = Path(__file__).resolve().parent.parent
+ESCAPE_SCRIPT = REPO / "benchmark" / "demo" / "models" / "escape-artist.json"
+FALLBACK_PROMPT = b"Build the Atlas Rooms venue site described in PROGRESS.md.\n"
+CATALOGUE = {
+    "pricing": {"prompt": "0.000001", "completion": "0.000002"},
+    "supported_parameters": ["max_tokens", "tools", "tool_choice"],
+    "provider_name": "Demo Cloud",
+}
+BASH = {"name": "bash", "arguments": {"command": "echo working >> notes.txt", "description": "x"}}
+EXTRA: dict[str, dict[str, Any]] = {
+    "swap-lite": {
+        "schema_version": 1,
+        "description": "Answers the second request as another model.",
+        "catalogue": {"id": "demo-mirror/lite-1", "canonical_slug": "demo-mirror/lite-1",
+                      "name": "Mirror lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH]},
+                              {"text": "Done.", "model": "demo-mirror/cheaper-0"}]},
+    },
+    "outage-lite": {
+        "schema_version": 1,
+        "description": "One good turn, then 503 on every request.",
+        "catalogue": {"id": "demo-stormgate/lite-1", "canonical_slug": "demo-stormgate/lite-1",
+                      "name": "Stormgate lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH]},
+                              {"error": {"kind": "http", "status": 503}}],
+                    "after_last": "repeat_last"},
+    },
+    "probe-404": {
+        "schema_version": 1,
+        "description": "Its provider has no endpoint for the probe's parameters.",
+        "catalogue": {"id": "demo-void/lite-1", "canonical_slug": "demo-void/lite-1",
+                      "name": "Void lite", **CATALOGUE},
+        "session": {"turns": [{"text": "Done."}]},
+        "probe": {"behaviour": {"turns": [{"error": {"kind": "http", "status": 404,
+                  "message": "No endpoints found that can handle the requested parameters."}}],
+                  "after_last": "repeat_last"}},
+    },
+    "slow-lite": {
+        "schema_version": 1,
+        "description": "A slow worker: one shell command every two seconds, forever.",
+        "catalogue": {"id": "demo-sloth/lite-1", "canonical_slug": "demo-sloth/lite-1",
+                      "name": "Sloth lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH], "delay_seconds": 2.0}],
+                    "after_last": "repeat_last"},
+    },
+}  # fmt: skip
+
+
+def _candidate(key: str, script: dict[str, Any], path: Path) -> Candidate:
+    cat = script["catalogue"]
+    return Candidate(
+        key=key, company=f"Test {key}", display_name=cat["name"], route=cat["id"],
+        expected_canonical_slug=cat["canonical_slug"], reasoning="default",
+        scripted_model=str(path),
+    )  # fmt: skip
+
+
+def install(scratch: Path, setattr: Callable[[Any, str, Any], None]) -> dict[str, Path]:
+    """Add the test candidates to the demo cohort and simulator; returns their script files."""
+    scripts = {"escape-artist": ESCAPE_SCRIPT}
+    scratch.mkdir(parents=True, exist_ok=True)
+    for key, data in EXTRA.items():
+        path = scratch / f"{key}.json"
+        path.write_text(json.dumps(data))
+        scripts[key] = path
+    extra = [_candidate(k, json.loads(p.read_text()), p) for k, p in scripts.items()]
+
+    def cohort(path: Path) -> Cohort:
+        base = load_cohort(path)
+        return Cohort(cohort_id=base.cohort_id, description=base.description,
+                      candidates=[*base.candidates, *extra])  # fmt: skip
+
+    def simulator(cohort_path: Path, **kwargs: Any) -> Simulator:
+        sim = Simulator.from_cohort(cohort_path, **kwargs)
+        for path in scripts.values():
+            script = load_script(path)
+            sim.models[script.catalogue.id] = script
+        return sim
+
+    setattr(harness.unit, "load_cohort", cohort)
+    setattr(harness.preflight, "load_cohort", cohort)
+    setattr(harness.session_gateway, "Simulator", _SimulatorShim(simulator))
+    return scripts
+
+
+class _SimulatorShim:
+    def __init__(self, factory: Callable[..., Simulator]) -> None:
+        self.from_cohort = factory
+
+
+def freeze_demo(evidence: Path, setattr: Callable[[Any, str, Any], None]) -> None:
+    """round.json for the demo round in `evidence` (a stand-in prompt until the real one lands)."""
+    if not layout.PROMPT_FILE.exists():
+        prompt = evidence / "task-prompt.md"
+        evidence.mkdir(parents=True, exist_ok=True)
+        prompt.write_bytes(FALLBACK_PROMPT)
+        setattr(layout, "PROMPT_FILE", prompt)
+        setattr(freeze_stage, "PROMPT_FILE", prompt)
+    load_round("demo")
+    freeze_stage.freeze("demo", evidence)

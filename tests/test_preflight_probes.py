@@ -1,0 +1,72 @@
+"""Preflight through real OpenCode against the simulator, inside the loopback-only sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from session_support import freeze_demo, install
+
+from harness.preflight import run_preflight
+from harness.session_records import PreflightRecord
+from harness.session_sandbox import bwrap_available
+from records.io import read_record
+from records.layout import round_paths
+from records.tools import OPENCODE
+
+pytestmark = [
+    pytest.mark.opencode,
+    pytest.mark.slow,
+    pytest.mark.skipif(not OPENCODE.exists(), reason="OpenCode missing: run scripts/setup"),
+    pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup"),
+]
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as mp:
+        ev = tmp_path_factory.mktemp("evidence")
+        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
+        freeze_demo(ev, mp.setattr)
+        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+        yield ev
+
+
+@pytest.mark.parametrize(
+    ("key", "detail"),
+    [("missing-route", "not in /models"), ("no-tool-choice", "tool_choice")],
+)
+def test_catalogue_failures_are_not_testable(evidence: Path, key: str, detail: str) -> None:
+    record = run_preflight("demo", key, evidence_dir=evidence)
+    assert (record.verdict, record.reason_class, record.probes) == ("not_testable", "catalogue", [])
+    assert detail in record.reason
+    assert read_record(round_paths("demo", evidence).preflight(key), PreflightRecord) == record
+
+
+def test_three_good_probes_qualify(evidence: Path) -> None:
+    record = run_preflight("demo", "idle", evidence_dir=evidence)
+    assert record.qualified and record.verdict == "qualified" and record.reason_class is None
+    assert [p.passed for p in record.probes] == [True, True, True]
+    assert all(p.file_edited and p.command_ran for p in record.probes)
+    assert record.catalogue.passed and record.catalogue.tools_supported
+    assert record.isolation.level == "bwrap-loopback-proxy"
+    probe_dir = round_paths("demo", evidence).probe_dir("idle", 1)
+    for name in ("probe.json", "events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff"):
+        assert (probe_dir / name).is_file(), name
+    assert "probe 1 ok" in (probe_dir / "worktree.diff").read_text()
+    # written once: a second call returns the record without running probes again
+    assert run_preflight("demo", "idle", evidence_dir=evidence) == record
+
+
+def test_two_of_three_is_adapter_unstable(evidence: Path) -> None:
+    record = run_preflight("demo", "flaky-adapter", evidence_dir=evidence)
+    assert (record.verdict, record.reason_class) == ("not_testable", "adapter_unstable")
+    assert [p.passed for p in record.probes] == [True, False]
+    assert "probe 2 of 3" in record.reason
+
+
+def test_provider_errors_are_route_provider(evidence: Path) -> None:
+    record = run_preflight("demo", "probe-404", evidence_dir=evidence)
+    assert (record.verdict, record.reason_class) == ("not_testable", "route_provider")
+    assert record.probes[0].error_classes == ["no_endpoint"]

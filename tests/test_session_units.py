@@ -1,0 +1,244 @@
+"""Scored units through real OpenCode against the simulator, inside the loopback-only sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from session_support import freeze_demo, install
+
+from harness import order as run_order
+from harness.replacement import ReplacementRefused, create_replacement
+from harness.session_process import process_alive
+from harness.session_records import PreflightRecord
+from harness.session_sandbox import bwrap_available
+from harness.unit import UnitRefused, run_unit
+from records import layout
+from records.io import write_record
+from records.layout import round_paths
+from records.tools import OPENCODE
+
+pytestmark = [
+    pytest.mark.opencode,
+    pytest.mark.slow,
+    pytest.mark.skipif(not OPENCODE.exists(), reason="OpenCode missing: run scripts/setup"),
+    pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup"),
+]
+EVIDENCE = ("session.json", "events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff",
+            "worktree.tar.gz")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as mp:
+        ev = tmp_path_factory.mktemp("evidence")
+        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
+        freeze_demo(ev, mp.setattr)
+        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+        yield ev
+
+
+def unit_files(evidence: Path, unit: str) -> set[str]:
+    return {p.name for p in round_paths("demo", evidence).unit(unit).root.iterdir()}
+
+
+def test_completed_unit_is_scored_and_never_rewritten(evidence: Path) -> None:
+    record = run_unit("demo", "idle", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.validity, record.failure_class) == (
+        "completed", "valid", "none")  # fmt: skip
+    assert record.exit_code == 0 and record.steps == 1 and record.cost_usd
+    assert record.identity.verdict == "consistent"
+    assert record.isolation.level == "bwrap-loopback-proxy"
+    assert record.prompt_sha256 == record.frozen_prompt_sha256
+    assert record.starter_tree_sha256 == record.frozen_starter_tree_sha256
+    assert set(EVIDENCE) <= unit_files(evidence, "idle-r1")
+    session = round_paths("demo", evidence).unit("idle-r1").session
+    before = session.read_bytes()
+    with pytest.raises(UnitRefused, match="never run or written again"):
+        run_unit("demo", "idle", evidence_dir=evidence, check_order=False)
+    assert session.read_bytes() == before
+    with pytest.raises(ReplacementRefused, match="model failures are scored"):
+        create_replacement("demo", "idle-r1", "wanted a better score", evidence_dir=evidence)
+
+
+def test_step_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
+    record = run_unit("demo", "step-burner", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.validity, record.failure_class) == (
+        "step_ceiling", "valid", "model")  # fmt: skip
+    assert record.steps == 40 and record.gateway.refused >= 1
+    assert record.commands == 40
+    diff = round_paths("demo", evidence).unit("step-burner-r1").diff.read_text()
+    assert "+step 40" in diff  # the work up to the ceiling is kept
+
+
+def test_contradicting_identity_invalidates(evidence: Path) -> None:
+    record = run_unit("demo", "swap-lite", evidence_dir=evidence, check_order=False)
+    assert record.validity == "invalid" and record.identity.verdict == "contradicts"
+    assert record.identity.contradictions == ["demo-mirror/cheaper-0"]
+    assert any("identity contradicts" in r for r in record.invalid_reasons)
+
+
+def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> None:
+    record = run_unit(
+        "demo", "outage-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
+    )
+    assert (record.stop_status, record.failure_class, record.validity) == (
+        "provider_outage", "provider_outage", "invalid")  # fmt: skip
+    assert record.gateway.error_classes.get("upstream_5xx", 0) >= 2
+    replacement = create_replacement(
+        "demo", "outage-lite-r1", "provider returned 503 for minutes", evidence_dir=evidence
+    )
+    assert replacement.replacement_unit == "outage-lite-r1-x1"
+    with pytest.raises(ReplacementRefused, match="one replacement"):
+        create_replacement("demo", "outage-lite-r1", "again", evidence_dir=evidence)
+    with pytest.raises(ReplacementRefused, match="without replacement.json"):
+        run_unit("demo", "swap-lite", evidence_dir=evidence, replacement=1)
+
+
+def test_changed_prompt_means_invalid_and_no_session(
+    evidence: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "prompt.md"
+    other.write_bytes(layout.PROMPT_FILE.read_bytes() + b"one more line\n")
+    monkeypatch.setattr(layout, "PROMPT_FILE", other)
+    record = run_unit("demo", "partial-builder", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.validity) == ("not_started", "invalid")
+    assert any(r.startswith("prompt/starter: prompt sha256") for r in record.invalid_reasons)
+    assert "events.jsonl" not in unit_files(evidence, "partial-builder-r1")
+
+
+def test_frozen_order_is_drawn_once_and_enforced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evidence = tmp_path / "evidence"
+    freeze_demo(evidence, monkeypatch.setattr)
+    cohort = [c.key for c in run_order.load_cohort(run_order.load_round("demo").cohort_path)
+              .candidates]  # fmt: skip
+    for key in cohort:
+        write_record(round_paths("demo", evidence).preflight(key), preflight(key, key != "idle"))
+    frozen = run_order.freeze_order("demo", evidence)
+    assert sorted(frozen.qualified) == sorted(k for k in cohort if k != "idle")
+    assert frozen.order == run_order.draw(frozen.qualified, frozen.seed)
+    assert run_order.freeze_order("demo", evidence) == frozen
+    write_record(round_paths("demo", evidence).preflight("idle"), preflight("idle", True))
+    with pytest.raises(run_order.OrderError, match="never redrawn"):
+        run_order.freeze_order("demo", evidence)
+    second = frozen.order[1].removesuffix("-r1")
+    with pytest.raises(UnitRefused, match="run that one first"):
+        run_unit("demo", second, evidence_dir=evidence)
+
+
+def preflight(key: str, qualified: bool) -> PreflightRecord:
+    data = {
+        "round_id": "demo", "model_key": key, "route": "a/b", "expected_slug": "a/b",
+        "agent": {"name": "opencode", "version": "1.17.18"}, "gateway_kind": "simulator",
+        "isolation": {"level": "bwrap-loopback-proxy"},
+        "catalogue": {"route": "a/b", "expected_slug": "a/b", "present": True},
+        "probes_required": 3, "qualified": qualified,
+        "verdict": "qualified" if qualified else "not_testable",
+        "started_at": "t", "finished_at": "t",
+    }  # fmt: skip
+    return PreflightRecord.model_validate(data)
+
+
+def test_draw_rotates_per_repetition() -> None:
+    units = run_order.draw(["a", "b", "c"], seed=7, repetitions=2)
+    first = [u.removesuffix("-r1") for u in units[:3]]
+    assert [u.removesuffix("-r2") for u in units[3:]] == first[1:] + first[:1]
+    assert units[:3] == run_order.draw(["a", "b", "c"], seed=7)
+
+
+def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
+    record = run_unit("demo", "escape-artist", evidence_dir=evidence, check_order=False)
+    assert record.stop_status == "completed" and record.isolation.level == "bwrap-loopback-proxy"
+    paths = round_paths("demo", evidence).unit("escape-artist-r1")
+    commands = json.loads(paths.commands.read_text())
+    output = "\n".join(c["output"] for c in commands)
+    lines = {line.split(" ", 1)[0]: line for line in output.splitlines() if " " in line}
+    root = lines["ROOT-LISTING"]
+    for hidden in ("'work'", "'root'", "'srv'", "'var'", "'mnt'"):
+        assert hidden not in root
+    assert "'workspace'" in root
+    assert lines["PARENT-LISTING"] == lines["ROOT-LISTING"].replace("ROOT", "PARENT")
+    assert lines["EVALUATOR-FOUND"] == "EVALUATOR-FOUND []"
+    assert lines["HOST-ROOT-EXISTS"] == "HOST-ROOT-EXISTS False"
+    assert lines["API-KEY"] == "API-KEY sk-siteos-proxy"  # the real key stays in the proxy
+    assert lines["ROUTES"] == "ROUTES 1"  # header line only: no route anywhere
+    assert lines["INTERFACES"] == "INTERFACES ['lo']"
+    assert lines["WRITE-USR-DENIED"].startswith("WRITE-USR-DENIED")
+    assert "DNS-FAILED" in output
+    assert not Path("/usr/siteos-escape.txt").exists() and not Path("/siteos-escape.txt").exists()
+    assert lines["WRITE-TOP-DENIED"].startswith("WRITE-TOP-DENIED")
+    listing = next(c for c in commands if c["command"].startswith("ls -la ../ /root"))
+    assert listing["exit_code"] != 0 and "/root': No such file or directory" in listing["output"]
+    assert "workspace" in listing["output"] and "work\n" not in listing["output"]
+    tools = [
+        (e["part"]["tool"], e["part"]["state"]["status"])
+        for e in map(json.loads, paths.events.read_text().splitlines())
+        if e["type"] == "tool_use"
+    ]
+    assert ("read", "error") in tools  # /root/.bashrc: external_directory denied by OpenCode
+    assert ("invalid", "completed") in tools  # webfetch is not offered at all
+    assert "/root/.bashrc" in paths.events.read_text()
+    assert "escape-report.txt" in paths.diff.read_text()
+
+
+CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from session_support import freeze_demo, install
+from harness.unit import run_unit
+evidence = Path(sys.argv[1])
+freeze_demo(evidence, setattr)
+install(Path(sys.argv[2]), setattr)
+run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)
+"""
+
+
+def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
+    evidence: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(CHILD.format(tests=str(Path(__file__).parent)))
+    paths = round_paths("demo", evidence).unit("slow-lite-r1")
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(evidence), str(tmp_path / "scripts")],
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if paths.gateway.exists() and len(paths.gateway.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.2)
+    else:
+        child.kill()
+        pytest.fail("the unit never reached its second request")
+    marker = json.loads(paths.running_marker.read_text())
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    time.sleep(1.0)  # bwrap --die-with-parent takes the sandbox down with the runner
+    assert not process_alive(marker["agent_pgid"])
+    assert not [
+        p for p in Path("/proc").glob("[0-9]*") if process_alive(int(p.name), "slow-lite-r1")
+    ]
+    requests = len(paths.gateway.read_text().splitlines())
+    record = run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.failure_class, record.validity) == (
+        "crashed", "harness", "invalid")  # fmt: skip
+    assert any("killed mid-session" in r for r in record.invalid_reasons)
+    assert len(paths.gateway.read_text().splitlines()) == requests  # no second session
+    assert not paths.running_marker.exists()
+    assert {"events.jsonl", "gateway.jsonl", "worktree.diff"} <= unit_files(
+        evidence, "slow-lite-r1"
+    )
+    assert not Path(marker["scratch"]).exists()
+    with pytest.raises(UnitRefused):
+        run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)

@@ -36,7 +36,7 @@ ETC_FILES = (
 )
 PATH_INSIDE = f"{NODE_DIR}/bin:/opt/agent/bin:/usr/local/bin:/usr/bin:/bin"
 BWRAP_DETAILS = [
-    "bubblewrap: new user/pid/ipc/uts/cgroup/net namespaces, --die-with-parent, --new-session",
+    "bubblewrap: new pid/ipc/uts/cgroup/net namespaces, no capabilities, --die-with-parent",
     "network: loopback only; the recording proxy via a bind-mounted Unix socket",
     "filesystem: / and tools read-only; worktree, private HOME + npm cache writable; tmpfs /tmp",
     "hidden: repository, evaluator/, evidence/, other units, host HOME",

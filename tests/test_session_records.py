@@ -1,0 +1,111 @@
+"""Fast checks of the session pieces that need no agent run: config, events, verdicts, refusals."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.agents.opencode import OpenCodeAgent, opencode_config
+from harness.gateway_records import GatewaySummary
+from harness.invalidation import UnitFacts, assess, check_identity
+from harness.preflight import run_preflight
+from harness.session_gateway import MissingApiKey
+from harness.session_sandbox import FORWARDER, SandboxSpec
+from records.layout import REPO_ROOT, TOOLS_DIR
+
+REFERENCE = Path("/work/shared/reference/opencode-1.17.18/run-format-json-events.jsonl")
+
+
+def test_config_points_at_the_proxy_and_denies_the_web() -> None:
+    config = opencode_config("a/b", "high", "http://127.0.0.1:18080/api/v1")
+    assert config["permission"]["webfetch"] == config["permission"]["websearch"] == "deny"
+    assert config["permission"]["external_directory"] == "deny"
+    assert config["tools"] == {"todowrite": False, "task": False, "skill": False}
+    router = config["provider"]["openrouter"]
+    assert router["options"]["baseURL"] == "http://127.0.0.1:18080/api/v1"
+    assert router["options"]["apiKey"] == "{env:OPENROUTER_API_KEY}"
+    options = router["models"]["a/b"]["options"]
+    assert options["reasoning"] == {"effort": "high"}
+    assert options["provider"] == {"allow_fallbacks": False, "require_parameters": True}
+    assert "reasoning" not in opencode_config("a/b", "default", "u")["provider"]["openrouter"][
+        "models"]["a/b"]["options"]  # fmt: skip
+
+
+def test_prepare_isolates_home_and_reads_prompt_from_stdin(tmp_path: Path) -> None:
+    spec = SandboxSpec(worktree=tmp_path / "wt", home=tmp_path / "home",
+                       gateway_socket=tmp_path / "gw" / "proxy.sock")  # fmt: skip
+    launch = OpenCodeAgent().prepare(spec, route="a/b", reasoning="high", title="u-r1",
+                                     prompt=b"exact bytes\n")  # fmt: skip
+    assert launch.stdin == b"exact bytes\n"
+    assert launch.command[1:6] == ["run", "--pure", "--format", "json", "-m"]
+    assert launch.command[6:] == ["openrouter/a/b", "--dir", "/workspace", "--title", "u-r1"]
+    assert spec.env["OPENCODE_CONFIG"].startswith("/") and spec.env["XDG_CONFIG_HOME"]
+    assert all(spec.env[k] == "1" for k in spec.env if k.startswith("OPENCODE_DISABLE_"))
+    assert spec.env["OPENROUTER_API_KEY"] == "sk-siteos-proxy"
+    assert (tmp_path / "home/.config/opencode/package-lock.json").exists()
+    argv = spec.argv(launch.command)
+    assert "--unshare-all" in argv and "--remount-ro" in argv
+    sources = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    for source in sources:  # of the repository only the tools and the forwarder are visible
+        if source.startswith(str(REPO_ROOT)):
+            assert source.startswith((str(TOOLS_DIR), str(FORWARDER))), source
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference events not present")
+def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    shutil.copy(REFERENCE, events)
+    trace = OpenCodeAgent().read_trace(events)
+    assert trace.steps == 3 and trace.finished_normally
+    assert [c.exit_code for c in trace.commands] == [0]
+    assert trace.edits == ["/worktree/hello.txt"]
+
+
+def test_identity_family_and_verdicts() -> None:
+    ok = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101", "x/m-1"], [], [])
+    assert ok.verdict == "consistent"
+    bad = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1", "y/other"], [], [])
+    assert (bad.verdict, bad.contradictions) == ("contradicts", ["y/other"])
+    assert check_identity("x/m", "x/m", [], [], []).verdict == "unobserved"
+
+
+def facts(**overrides: object) -> UnitFacts:
+    base: dict[str, object] = dict(
+        stop_status="completed", exit_code=0, hash_problems=[],
+        identity=check_identity("x/m", "x/m", ["x/m"], [], []),
+        gateway=GatewaySummary(chat_requests=3, steps=3),
+        evidence_present=["events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff",
+                          "worktree.tar.gz"],
+    )  # fmt: skip
+    base.update(overrides)
+    return UnitFacts(**base)  # type: ignore[arg-type]
+
+
+def test_assessment_separates_model_provider_and_harness_failures() -> None:
+    assert assess(facts()).validity == "valid"
+    ceiling = assess(facts(stop_status="time_ceiling", exit_code=-15))
+    assert (ceiling.validity, ceiling.failure_class) == ("valid", "model")
+    outage = assess(
+        facts(
+            stop_status="time_ceiling",
+            gateway=GatewaySummary(
+                chat_requests=9, upstream_errors=8, error_classes={"upstream_5xx": 8}, retries=7
+            ),
+        )
+    )
+    assert (outage.validity, outage.failure_class) == ("invalid", "provider_outage")
+    missing = assess(facts(evidence_present=["events.jsonl"]))
+    assert any("required evidence missing" in r for r in missing.reasons)
+    crashed = assess(facts(stop_status="crashed", harness_error="runner killed"))
+    assert (crashed.validity, crashed.failure_class) == ("invalid", "harness")
+    assert assess(facts(human_intervention=True)).reasons == ["human intervention"]
+
+
+def test_paid_round_without_key_refuses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.setattr("harness.preflight.require_isolation", lambda paid: True)
+    with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
+        run_preflight("round-0", "claude-opus", evidence_dir=tmp_path)
+    assert not list(tmp_path.rglob("*.json"))

@@ -40,8 +40,16 @@ DOIT_CONFIG: dict[str, Any] = {
     "backend": "json",
     "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND}.json"),
     "default_tasks": [
-        "freeze", "calibrate", "spend", "preflight", "order", "session", "evaluate", "packets",
-        "score", "site",
+        "freeze",
+        "calibrate",
+        "spend",
+        "preflight",
+        "order",
+        "session",
+        "evaluate",
+        "packets",
+        "score",
+        "site",
     ],
     "verbosity": 2,
 }
@@ -80,19 +88,22 @@ def stage(target: str, *args: Any, **kwargs: Any) -> bool:
 
 
 def task_freeze() -> dict[str, Any]:
-    """Hash prompt, starter, cohort and settings into round.json; refuse changes once units are scored."""
+    """Hash prompt, starter, cohort and settings into round.json (refused once units are scored)."""
     return {
         "actions": [(freeze, [ROUND])],
         "file_dep": [
-            str(PROMPT_FILE), str(SETTINGS.cohort_path), str(round_settings_path(ROUND)),
-            *STARTER_FILES, *EVALUATOR_FILES,
+            str(PROMPT_FILE),
+            str(SETTINGS.cohort_path),
+            str(round_settings_path(ROUND)),
+            *STARTER_FILES,
+            *EVALUATOR_FILES,
         ],
         "targets": [str(PATHS.round_json)],
     }
 
 
 def task_calibrate() -> dict[str, Any]:
-    """Evaluate the starter: must score exactly 26/60 with the hard gate failed before any spending."""
+    """Evaluate the starter: exactly 26/60 with the hard gate failed, before any spending."""
     return {
         "actions": [(stage, ["evaluator.calibration:calibrate", ROUND])],
         "file_dep": [*STARTER_FILES, *EVALUATOR_FILES],
@@ -105,7 +116,8 @@ def task_controls() -> dict[str, Any]:
     return {
         "actions": [(stage, ["evaluator.controls.run:run_controls"])],
         "file_dep": [
-            *STARTER_FILES, *EVALUATOR_FILES,
+            *STARTER_FILES,
+            *EVALUATOR_FILES,
             *files_below(REPO_ROOT / "evaluator" / "controls"),
         ],
         "targets": [str(controls_json())],
@@ -134,7 +146,7 @@ def task_spend() -> dict[str, Any]:
 
 
 def task_preflight() -> Iterator[dict[str, Any]]:
-    """Qualify each route: catalogue check, then three isolated file-edit + shell probes (3/3 or not testable)."""
+    """Qualify each route: catalogue check, then three isolated file-edit + shell probes (3/3)."""
     for candidate in COHORT.candidates:
         yield {
             "name": candidate.key,
@@ -146,7 +158,7 @@ def task_preflight() -> Iterator[dict[str, Any]]:
 
 
 def task_order() -> dict[str, Any]:
-    """Draw the run order of the qualified routes from the round seed (once, before any scored unit)."""
+    """Draw the run order of the qualified routes from the round seed (once, before any unit)."""
     return {
         "actions": [(stage, ["harness.order:freeze_order", ROUND])],
         "file_dep": [str(PATHS.preflight(c.key)) for c in COHORT.candidates],
@@ -176,7 +188,7 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
 
 @create_after(executed="order")
 def task_session() -> Iterator[dict[str, Any]]:
-    """Run each scored unit once, in the frozen order: one fresh OpenCode session through the proxy."""
+    """Run each scored unit once, in frozen order: one fresh OpenCode session via the proxy."""
     previous: str | None = None
     for unit, key, rep, replacement in scheduled_units():
         yield {
@@ -197,7 +209,7 @@ def evaluable_units() -> list[str]:
 
 @create_after(executed="session")
 def task_evaluate() -> Iterator[dict[str, Any]]:
-    """Evaluate each unit's final worktree: build in the sandbox, 15 browser checks, gates, evidence."""
+    """Evaluate each unit's final worktree: sandboxed build, 15 browser checks, gates, evidence."""
     for unit in evaluable_units():
         paths = PATHS.unit(unit)
         yield {
@@ -235,16 +247,20 @@ def review_sheets() -> list[str]:
 
 @create_after(executed="packets")
 def task_score() -> dict[str, Any]:
-    """The 100-point score: 60 automated + reviews + verification + efficiency, the 49 cap, advancement."""
+    """The 100-point score: automated, reviews, verification, efficiency, the 49 cap, advancement."""
     return {
         "actions": [(stage, ["evaluator.scoring:score_round", ROUND])],
         "file_dep": [
             *unit_evidence_files(
-                "session.json", "events.jsonl", "gateway.jsonl", "PROGRESS.md",
+                "session.json",
+                "events.jsonl",
+                "gateway.jsonl",
+                "PROGRESS.md",
                 "evaluation/result.json",
             ),
             *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
-            str(PATHS.codes), *review_sheets(),
+            str(PATHS.codes),
+            *review_sheets(),
             *files_below(REPO_ROOT / "evaluator" / "scoring", suffixes=(".py",)),
         ],
         "targets": [str(PATHS.leaderboard)],
@@ -260,7 +276,8 @@ def task_site() -> dict[str, Any]:
     sources = [
         *round_evidence,
         *[str(p) for p in (controls_json(),) if p.exists()],
-        str(SETTINGS.cohort_path), str(round_settings_path(ROUND)),
+        str(SETTINGS.cohort_path),
+        str(round_settings_path(ROUND)),
         *files_below(REPO_ROOT / "site", REPO_ROOT / "publish"),
         str(REPO_ROOT / "mkdocs.yml"),
     ]

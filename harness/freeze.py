@@ -84,7 +84,8 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
         if changed and units:
             raise FrozenInputsChanged(
                 f"round {round_id!r} is frozen and already holds {len(units)} scored unit(s) "
-                f"({', '.join(units[:3])}{', …' if len(units) > 3 else ''}); changed since the freeze: "
+                f"({', '.join(units[:3])}{', …' if len(units) > 3 else ''}); "
+                "changed since the freeze: "
                 f"{', '.join(changed)}. Paid work is never redone or mixed: create a new round "
                 f"(benchmark/rounds/<new-round>.json) for the new inputs."
             )
@@ -97,7 +98,10 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
         evaluator_sha256=evaluator_sha256(),
         tool_versions=tool_versions(),
     )
-    if previous is not None and previous.model_copy(update={"frozen_at": record.frozen_at}) == record:
+    if (
+        previous is not None
+        and previous.model_copy(update={"frozen_at": record.frozen_at}) == record
+    ):
         return previous  # unchanged: keep the file's bytes so nothing downstream goes stale
     write_record(paths.round_json, record)
     return record

@@ -53,7 +53,7 @@ def tree_sha256(root: Path, excluded_dirs: Iterable[str] = TREE_EXCLUDED_DIRS) -
 
 
 def source_sha256(roots: Iterable[Path], suffixes: tuple[str, ...] = (".py",)) -> str:
-    """Hash of the source files with `suffixes` below each root (paths relative to the root's parent)."""
+    """Hash of the files with `suffixes` below each root (paths relative to the root's parent)."""
     digest = hashlib.sha256()
     for root in roots:
         for path in tree_files(root, TREE_EXCLUDED_DIRS | {"__pycache__"}):

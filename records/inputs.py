@@ -39,7 +39,8 @@ class Candidate(Strict):
     notes: str = ""
     substitution: Substitution | None = None
     scripted_model: str | None = Field(
-        default=None, description="demo rounds only: the simulator script file under benchmark/demo/"
+        default=None,
+        description="demo rounds only: the simulator script file under benchmark/demo/",
     )
 
     @field_validator("key")
@@ -71,7 +72,9 @@ class Cohort(Strict):
             for candidate in self.candidates:
                 value = getattr(candidate, attr)
                 if value in seen:
-                    raise ValueError(f"duplicate {attr} {value!r}: each candidate needs its own {attr}")
+                    raise ValueError(
+                        f"duplicate {attr} {value!r}: each candidate needs its own {attr}"
+                    )
                 seen.add(value)
         return self
 
@@ -89,7 +92,9 @@ class Gateway(Strict):
     @field_validator("base_url")
     @classmethod
     def _base(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")) or not value.rstrip("/").endswith("/api/v1"):
+        if not value.startswith(("http://", "https://")) or not value.rstrip("/").endswith(
+            "/api/v1"
+        ):
             raise ValueError(f"{value!r} must be an http(s) URL ending in /api/v1")
         return value.rstrip("/")
 
@@ -156,5 +161,7 @@ def load_round(round_id: str) -> RoundSettings:
     settings = _load(path, RoundSettings)
     assert isinstance(settings, RoundSettings)
     if settings.round_id != round_id:
-        raise RecordError(f"{path}: field round_id: {settings.round_id!r} does not match the file name")
+        raise RecordError(
+            f"{path}: field round_id: {settings.round_id!r} does not match the file name"
+        )
     return settings

@@ -9,7 +9,8 @@ evidence/
     preflight/<model>/preflight.json  catalogue check + three probes; probe-<n>/ per probe
     order.json                        frozen run order of qualified routes
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
-      session.json events.jsonl gateway.jsonl commands.json worktree.diff worktree.tar.gz PROGRESS.md
+      session.json events.jsonl gateway.jsonl commands.json
+      worktree.diff worktree.tar.gz PROGRESS.md
       evaluation/                     evaluator output: result.json, screenshots/, video.webm, ...
     codes.json                        blind candidate codes (drawn once from the round seed)
     packets/<code>/                   blind review packet per candidate
@@ -32,7 +33,9 @@ TOOLS_DIR = REPO_ROOT / ".tools"
 EVIDENCE_DIR = Path(os.environ.get("SITEOS_EVIDENCE_DIR") or REPO_ROOT / "evidence").resolve()
 # The built site follows: build/ in the repository, or a build/ beside a redirected evidence folder.
 BUILD_DIR = (
-    REPO_ROOT / "build" if "SITEOS_EVIDENCE_DIR" not in os.environ else EVIDENCE_DIR.parent / "build"
+    REPO_ROOT / "build"
+    if "SITEOS_EVIDENCE_DIR" not in os.environ
+    else EVIDENCE_DIR.parent / "build"
 )
 
 

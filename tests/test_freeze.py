@@ -1,4 +1,4 @@
-"""The freeze stage writes round.json and refuses to mix changed inputs into a round with paid units."""
+"""The freeze stage writes round.json and refuses changed inputs once a round has paid units."""
 
 from __future__ import annotations
 
@@ -51,9 +51,14 @@ def test_prompt_change_before_any_scored_unit_refreezes(inputs: Path) -> None:
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [
-        (lambda root: (root / "task-prompt.md").write_bytes(b"Build the site. \n"), "prompt_sha256"),
-        (lambda root: (root / "starter" / "src" / "main.ts").write_text("export {};\n"),
-         "starter_tree_sha256"),
+        (
+            lambda root: (root / "task-prompt.md").write_bytes(b"Build the site. \n"),
+            "prompt_sha256",
+        ),
+        (
+            lambda root: (root / "starter" / "src" / "main.ts").write_text("export {};\n"),
+            "starter_tree_sha256",
+        ),
         (lambda root: (root / "starter" / "src" / "main.ts").chmod(0o755), "starter_tree_sha256"),
     ],
 )

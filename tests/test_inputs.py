@@ -26,8 +26,15 @@ def test_round0_cohort_has_fourteen_candidates_from_fourteen_companies() -> None
     cohort = load_cohort(BENCHMARK_DIR / "models.json")
     assert len(cohort.candidates) == 14
     assert len({c.company for c in cohort.candidates}) == 14
-    for name in ("DeepSeek V4 Pro", "Qwen3.7-Max", "Step 3.7 Flash", "Gemini 3.1 Pro Preview",
-                 "Devstral 2", "Nemotron 3 Ultra", "Llama 4 Maverick"):
+    for name in (
+        "DeepSeek V4 Pro",
+        "Qwen3.7-Max",
+        "Step 3.7 Flash",
+        "Gemini 3.1 Pro Preview",
+        "Devstral 2",
+        "Nemotron 3 Ultra",
+        "Llama 4 Maverick",
+    ):
         assert name in {c.display_name for c in cohort.candidates}
 
 
@@ -54,18 +61,32 @@ def mutated(change: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda d: d["candidates"].append(dict(d["candidates"][0], company="Other", route="x/y")),
-         "duplicate key 'claude-opus'"),
-        (lambda d: d["candidates"].append(dict(d["candidates"][1], key="dup", route="x/y")),
-         "duplicate company 'OpenAI'"),
-        (lambda d: d["candidates"][2].update(route="gemini-no-slash"),
-         "field candidates.2.route: Value error, 'gemini-no-slash' has no slash"),
-        (lambda d: d["candidates"][3].update(reasoning="maximum"),
-         "field candidates.3.reasoning: Input should be 'high' or 'default'"),
-        (lambda d: d["candidates"][0].pop("expected_canonical_slug"),
-         "field candidates.0.expected_canonical_slug: Field required"),
-        (lambda d: d["candidates"][0].update(colour="red"),
-         "field candidates.0.colour: Extra inputs are not permitted"),
+        (
+            lambda d: d["candidates"].append(
+                dict(d["candidates"][0], company="Other", route="x/y")
+            ),
+            "duplicate key 'claude-opus'",
+        ),
+        (
+            lambda d: d["candidates"].append(dict(d["candidates"][1], key="dup", route="x/y")),
+            "duplicate company 'OpenAI'",
+        ),
+        (
+            lambda d: d["candidates"][2].update(route="gemini-no-slash"),
+            "field candidates.2.route: Value error, 'gemini-no-slash' has no slash",
+        ),
+        (
+            lambda d: d["candidates"][3].update(reasoning="maximum"),
+            "field candidates.3.reasoning: Input should be 'high' or 'default'",
+        ),
+        (
+            lambda d: d["candidates"][0].pop("expected_canonical_slug"),
+            "field candidates.0.expected_canonical_slug: Field required",
+        ),
+        (
+            lambda d: d["candidates"][0].update(colour="red"),
+            "field candidates.0.colour: Extra inputs are not permitted",
+        ),
     ],
 )
 def test_malformed_cohort_names_file_and_field(tmp_path: Path, change: Any, expected: str) -> None:

@@ -24,11 +24,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 
 def doit(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "doit", *args], cwd=REPO_ROOT, env=env, text=True,
-        capture_output=True, timeout=3600,
+        [sys.executable, "-m", "doit", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=3600,
     )
     if check and proc.returncode != 0:
-        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+        raise AssertionError(
+            f"doit {' '.join(args)} failed ({proc.returncode}):\n"
+            f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+        )
     return proc
 
 
@@ -69,7 +76,9 @@ def test_calibration_passed_before_spending(demo: tuple[dict[str, str], Path]) -
     assert sorted(calibration["missing_core_journeys"]) == ["detail", "enquiry", "filter"]
 
 
-def test_every_demo_rule_path_ends_in_its_designed_evidence(demo: tuple[dict[str, str], Path]) -> None:
+def test_every_demo_rule_path_ends_in_its_designed_evidence(
+    demo: tuple[dict[str, str], Path],
+) -> None:
     _, evidence = demo
     board = leaderboard(evidence)
     strong = unit_row(board, "strong-builder")

@@ -247,7 +247,7 @@ def review_sheets() -> list[str]:
 
 @create_after(executed="packets")
 def task_score() -> dict[str, Any]:
-    """The 100-point score: automated, reviews, verification, efficiency, the 49 cap, advancement."""
+    """The 100-point score: automated, reviews, verification, efficiency, cap 49, advancement."""
     return {
         "actions": [(stage, ["evaluator.scoring:score_round", ROUND])],
         "file_dep": [

@@ -50,3 +50,17 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             stat = path.stat()
             out[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
     return out
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def materialize_static_atlas(dest: Path) -> None:
+    """The independent vanilla-JS implementation, with the frozen data and the starter's media."""
+    import shutil
+
+    from records.layout import STARTER_DIR
+
+    shutil.copytree(FIXTURES / "atlas-static", dest)
+    shutil.copy(STARTER_DIR / "src" / "data" / "venues.json", dest / "static" / "venues.json")
+    shutil.copytree(STARTER_DIR / "public" / "media", dest / "static" / "media")

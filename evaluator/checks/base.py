@@ -10,6 +10,7 @@ Checks find things only by role, accessible name, label, URL and the frozen data
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page
+from playwright.sync_api import Error as PlaywrightError
 
 from evaluator.browser import SETTLE_TIMEOUT_MS, VIEWPORTS, RequestLog, run_axe, settle
 from evaluator.data import VenueData
@@ -88,6 +90,10 @@ class CheckContext:
         elif width is None:
             self.page.set_viewport_size(VIEWPORTS[self.width])
         self.page.goto(self.url(path), wait_until="load", timeout=15_000)
+        # Client-rendered pages may render after load (e.g. after fetching data): every page
+        # has an h1, so wait briefly for one before judging anything.
+        with contextlib.suppress(PlaywrightError):
+            self.page.wait_for_selector("h1", state="attached", timeout=3000)
         self.settle()
 
     def settle(self) -> None:

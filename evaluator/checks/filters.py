@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from playwright.sync_api import Locator
@@ -15,6 +16,16 @@ class Controls:
     types: dict[str, Locator]
     area: Locator
     guests: Locator
+
+
+def labelled(ctx: CheckContext, label: str) -> Locator:
+    """The control labelled `label`. A control nested in its <label> gets the label text plus
+    its own value as accessible name ("Area All areas"), so a name starting with the label
+    counts too."""
+    exact = ctx.page.get_by_label(label, exact=True)
+    if exact.count() == 1:
+        return exact
+    return ctx.page.get_by_label(re.compile(rf"^\s*{re.escape(label)}\b"))
 
 
 def find_controls(ctx: CheckContext) -> Controls:
@@ -40,7 +51,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             "missing or duplicated: " + ", ".join(missing),
             'role=group[name="Venue type"] >> role=checkbox',
         )
-    area = page.get_by_label("Area", exact=True)
+    area = labelled(ctx, "Area")
     if area.count() != 1 or area.first.evaluate("e => e.tagName") != "SELECT":
         raise ctx.stop(
             'one select labelled "Area"',
@@ -48,7 +59,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             + (f" ({area.first.evaluate('e => e.tagName.toLowerCase()')})" if area.count() else ""),
             'label="Area"',
         )
-    guests = page.get_by_label("Minimum guests", exact=True)
+    guests = labelled(ctx, "Minimum guests")
     if guests.count() != 1 or guests.first.evaluate("e => e.type") != "number":
         raise ctx.stop(
             'one number input labelled "Minimum guests"',

@@ -44,7 +44,8 @@ CLIP_JS = """
 
 FIND_TEXT_JS = """
 (text) => {
-  const norm = (t) => (t || '').replace(/\\s+/g, ' ').trim();
+  // Whitespace is ignored: paragraphs rendered as separate elements join without it.
+  const norm = (t) => (t || '').replace(/\\s+/g, '');
   const want = norm(text);
   const main = document.querySelector('main') || document.body;
   let best = null;

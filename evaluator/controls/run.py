@@ -1,0 +1,188 @@
+"""Controls: the reference solution must score 60/60 with no gate failing, and each mutant (one
+small, realistic defect per check, `mutants/<check-id>.patch`, applied with `patch -p1` on top
+of the reference) must lose exactly its own check's points while every other check still passes.
+
+    python -m evaluator controls [--only reference,mutant-url-state]
+
+writes evidence/controls.json ([{control, check, expected_score, actual_score,
+expected_failed_checks, actual_failed_checks, gates_failed, match, reason}]) and each control's
+evaluator output under evidence/controls/<control>/; exits non-zero on any mismatch.
+
+Every control is a full evaluation (a private copy, `npm ci --offline`, check, build, browser):
+the install costs a few seconds, so no node_modules sharing is needed. Only the reference keeps
+video, trace and screenshots; the mutants keep result.json, logs and axe.json.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from evaluator.checks import BY_ID
+from evaluator.evaluate import evaluate
+from evaluator.result import MAX_AUTOMATED
+from records.io import write_json
+from records.layout import EVIDENCE_DIR, controls_dir, controls_json
+
+MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
+
+
+class ControlRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    control: str
+    check: str | None
+    description: str
+    expected_score: int
+    actual_score: int | None
+    expected_failed_checks: list[str]
+    actual_failed_checks: list[str]
+    gates_failed: list[str]
+    match: bool
+    reason: str = ""
+    result: str | None = None
+    duration_s: float = 0.0
+
+
+def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:
+    """check id -> patch file, for every `<check-id>.patch` in `mutants_dir`."""
+    return {p.stem: p for p in sorted(mutants_dir.glob("*.patch"))}
+
+
+def describe(patch: Path) -> str:
+    """The patch's leading comment lines (before the first diff header)."""
+    lines = []
+    for line in patch.read_text(encoding="utf-8").splitlines():
+        if line.startswith(("--- ", "diff ", "Index:")):
+            break
+        lines.append(line.lstrip("# ").strip())
+    return " ".join(x for x in lines if x)
+
+
+def apply_patch(app: Path, patch: Path) -> str | None:
+    """Apply `patch` to `app`; None on success, else why it did not apply."""
+    proc = subprocess.run(
+        [
+            "patch",
+            "-p1",
+            "--batch",
+            "--forward",
+            "--no-backup-if-mismatch",
+            "-d",
+            str(app),
+            "-i",
+            str(patch),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if proc.returncode != 0:
+        return f"patch did not apply: {(proc.stdout + proc.stderr).strip()[:500]}"
+    return None
+
+
+def default_base() -> Callable[[Path], object]:
+    from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
+
+    base: Callable[[Path], object] = materialize_reference
+    return base
+
+
+def run_controls(
+    only: list[str] | None = None,
+    *,
+    evidence_dir: Path = EVIDENCE_DIR,
+    base: Callable[[Path], object] | None = None,
+    mutants_dir: Path = MUTANTS_DIR,
+    out_json: Path | None = None,
+    out_dir: Path | None = None,
+) -> int:
+    materialize = base or default_base()
+    patches = mutant_patches(mutants_dir)
+    unknown = sorted(set(patches) - set(BY_ID))
+    if unknown:
+        print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
+        return 2
+    controls: list[tuple[str, str | None]] = [("reference", None)]
+    controls += [(f"mutant-{check}", check) for check in BY_ID if check in patches]
+    missing = [check for check in BY_ID if check not in patches]
+    if only:
+        controls = [c for c in controls if c[0] in only]
+    out_json = out_json or controls_json(evidence_dir)
+    out_dir = out_dir or controls_dir(evidence_dir)
+    rows: list[ControlRow] = []
+    with tempfile.TemporaryDirectory(prefix="siteos-controls-") as tmp:
+        reference = Path(tmp) / "reference"
+        materialize(reference)
+        for name, check in controls:
+            app = Path(tmp) / name
+            if check is not None:
+                shutil.copytree(
+                    reference,
+                    app,
+                    symlinks=True,
+                    ignore=shutil.ignore_patterns("node_modules", "dist"),
+                )
+            else:
+                app = reference
+            expected_failed = [check] if check else []
+            expected = MAX_AUTOMATED - (BY_ID[check].POINTS if check else 0)
+            description = describe(patches[check]) if check else "the reference solution"
+            row = ControlRow(
+                control=name,
+                check=check,
+                description=description,
+                expected_score=expected,
+                actual_score=None,
+                expected_failed_checks=expected_failed,
+                actual_failed_checks=[],
+                gates_failed=[],
+                match=False,
+            )
+            problem = apply_patch(app, patches[check]) if check else None
+            if problem:
+                row.reason = problem
+                rows.append(row)
+                print(f"{name:28} MISMATCH {problem}", flush=True)
+                continue
+            full = check is None
+            result = evaluate(app, out_dir / name, video=full, trace=full, screenshots=full)
+            row.actual_score = result.automated_score
+            row.actual_failed_checks = result.failed_checks
+            row.gates_failed = [g.id for g in result.gates if g.failed]
+            row.result = str((out_dir / name / "result.json").relative_to(out_dir.parent))
+            row.duration_s = result.timings.total_s
+            reasons = []
+            if result.evaluator_error:
+                reasons.append(f"evaluator error: {result.evaluator_error}")
+            if result.automated_score != expected:
+                reasons.append(f"score {result.automated_score}, expected {expected}")
+            if sorted(result.failed_checks) != sorted(expected_failed):
+                reasons.append(f"failed checks {result.failed_checks}, expected {expected_failed}")
+            if check is None and row.gates_failed:
+                reasons.append(f"gates failed on the reference: {row.gates_failed}")
+            for failed in result.checks:
+                if not failed.passed and failed.id not in expected_failed:
+                    for diag in failed.diagnostics[:2]:
+                        reasons.append(f"{failed.id}: expected {diag.expected}; saw {diag.seen}")
+            row.match = not reasons
+            row.reason = "; ".join(reasons)[:2000]
+            rows.append(row)
+            status = "match" if row.match else "MISMATCH " + row.reason[:300]
+            print(
+                f"{name:28} {result.automated_score:2}/60 {result.timings.total_s:5.1f}s {status}",
+                flush=True,
+            )
+    write_json(out_json, [r.model_dump() for r in rows])
+    bad = [r.control for r in rows if not r.match]
+    if missing and not only:
+        print(f"no mutant yet for: {', '.join(missing)}", file=sys.stderr)
+    print(f"wrote {out_json}: {len(rows) - len(bad)}/{len(rows)} controls match")
+    return 1 if bad or (missing and not only) else 0

@@ -22,8 +22,10 @@ export function VenueMedia({ venue, className = '' }: VenueMediaProps) {
         role="img"
         aria-label={`No photograph of ${venue.name} yet`}
       >
-        <span className="venue-media__placeholder-type">{TYPE_LABELS[venue.type]}</span>
-        <span className="venue-media__placeholder-note">Photographs coming soon</span>
+        <span className="venue-media__badge">
+          <span className="venue-media__placeholder-type">{TYPE_LABELS[venue.type]}</span>
+          <span className="venue-media__placeholder-note">Photographs coming soon</span>
+        </span>
       </div>
     );
   }

@@ -1,0 +1,1 @@
+"""Evaluator controls: the task starter and the reference solution, materialised on demand."""

@@ -1,0 +1,29 @@
+import { Link } from '../router';
+import { useDocumentTitle } from '../useDocumentTitle';
+
+interface NotFoundPageProps {
+  title?: string;
+  message?: string;
+}
+
+export function NotFoundPage({
+  title = 'Page not found',
+  message = 'This door doesn’t lead anywhere. The page may have moved, or the room may no longer be ours to hire.',
+}: NotFoundPageProps) {
+  useDocumentTitle(title);
+  return (
+    <div className="container not-found">
+      <p className="eyebrow">Error 404</p>
+      <h1 className="not-found__title">{title}</h1>
+      <p className="not-found__lede">{message}</p>
+      <p className="not-found__actions">
+        <Link href="/venues" className="button button--primary">
+          All venues
+        </Link>
+        <Link href="/" className="text-link">
+          Back to the home page
+        </Link>
+      </p>
+    </div>
+  );
+}

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+from evaluator_fixtures import make_app, snapshot, static_app
 
 from evaluator import build
 from evaluator.evaluate import evaluate
 from records.layout import REPO_ROOT
-from evaluator_fixtures import make_app, snapshot, static_app
 
 pytestmark = [pytest.mark.slow]
 
@@ -20,11 +20,16 @@ const fs = require('fs');
 const tries = ['..', '../..', process.env.REPO, process.env.REPO + '/pyproject.toml', '/root',
                '/home', process.env.HOSTAPP];
 for (const t of tries) {
-  try { const s = fs.statSync(t); console.log('FOUND', t, s.isDirectory() ? fs.readdirSync(t).length : s.size); }
-  catch (e) { console.log('HIDDEN', t, e.code); }
+  try {
+    const s = fs.statSync(t);
+    console.log('FOUND', t, s.isDirectory() ? fs.readdirSync(t).length : s.size);
+  } catch (e) { console.log('HIDDEN', t, e.code); }
 }
-for (const t of [process.env.REPO + '/evil.txt', process.env.HOSTAPP + '/evil.txt', '/etc/evil.txt']) {
-  try { fs.writeFileSync(t, 'x'); console.log('WROTE', t); } catch (e) { console.log('DENIED', t, e.code); }
+const targets = [process.env.REPO + '/evil.txt', process.env.HOSTAPP + '/evil.txt',
+                 '/etc/evil.txt'];
+for (const t of targets) {
+  try { fs.writeFileSync(t, 'x'); console.log('WROTE', t); }
+  catch (e) { console.log('DENIED', t, e.code); }
 }
 process.exit(1);
 """

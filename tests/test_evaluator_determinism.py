@@ -1,0 +1,58 @@
+"""Determinism: the same submission judged three times gives identical checks and scores.
+
+The build is done once and the browser phase run three times: the checks only ever see the built
+`dist/` (served byte for byte) and the frozen data file, so re-running the browser phase on one
+build is the same measurement as three full evaluations, minus two identical npm runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.build import Workspace, copy_app, run_step
+from evaluator.evaluate import run_browser_phase
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _build(app: Path, root: Path) -> Path:
+    workspace = Workspace(root)
+    root.mkdir()
+    copy_app(app, workspace)
+    for step in ("install", "build"):
+        assert run_step(workspace, step).ok
+    return workspace.dist
+
+
+def _fingerprint(phase: dict[str, Any]) -> list[tuple[str, bool, bool, int, list[str]]]:
+    return [
+        (
+            c["id"],
+            c["executed"],
+            c["passed"],
+            c["points"],
+            [d["expected"] + " | " + d["seen"] for d in c["diagnostics"]],
+        )
+        for c in phase["checks"]
+    ]
+
+
+@pytest.mark.parametrize("which", ["starter", "reference"])
+def test_three_runs_are_identical(which: str, tmp_path: Path) -> None:
+    materialize = pytest.importorskip("evaluator.controls.materialize")
+    app = tmp_path / "app"
+    getattr(materialize, f"materialize_{which}")(app)
+    dist = _build(app, tmp_path / "ws")
+    runs = []
+    for i in range(3):
+        phase, _ = run_browser_phase(
+            dist, tmp_path / f"out{i}", video=False, trace=False, screenshots=False
+        )
+        assert phase.get("complete"), phase.get("error")
+        runs.append((_fingerprint(phase), phase["probes"]))
+    assert runs[0] == runs[1] == runs[2]
+    score = sum(c[3] for c in runs[0][0])
+    assert score == (26 if which == "starter" else 60)

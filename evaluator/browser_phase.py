@@ -264,6 +264,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             return
         shots.mkdir(parents=True, exist_ok=True)
         file = shots / f"{name}--{view_state}--{viewport}.png"
+        started = time.monotonic()
         try:
             page.screenshot(
                 path=str(file),
@@ -274,6 +275,9 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             )
         except PlaywrightError:
             return
+        state.timings["evidence_s"] = round(
+            state.timings.get("evidence_s", 0.0) + time.monotonic() - started, 3
+        )
         state.screenshots.append(
             Screenshot(
                 page=name,

@@ -203,6 +203,7 @@ def evaluate(
             checks = _not_run(f"not run: {build_reason}")
         phase_timings = phase.get("timings", {})
         timings.checks_s = float(phase_timings.get("checks_s", 0.0))
+        timings.evidence_s = float(phase_timings.get("evidence_s", 0.0))
         gates = compute_gates(
             install_ok=ok["install"],
             build_ok=build_ok,

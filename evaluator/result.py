@@ -87,7 +87,7 @@ class Timings(Record):
     build_s: float = 0.0
     browser_s: float = 0.0
     checks_s: float = 0.0
-    evidence_s: float = 0.0
+    evidence_s: float = Field(default=0.0, description="screenshots (part of checks_s)")
     total_s: float = 0.0
 
 

@@ -20,23 +20,36 @@ HERE = Path(__file__).resolve().parent
 MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     "catalogue-listing": (
         "Card titles longer than 60 characters are cut short with an ellipsis in the link text.",
-        [("src/components/VenueCard.tsx",
-          "            {venue.name}\n",
-          "            {venue.name.length > 60 ? `${venue.name.slice(0, 57)}…` : venue.name}\n")],
+        [
+            (
+                "src/components/VenueCard.tsx",
+                "            {venue.name}\n",
+                "            {venue.name.length > 60 ? "
+                "`${venue.name.slice(0, 57)}…` : venue.name}\n",
+            )
+        ],
     ),
     "filter-journey": (
-        "The results count is no longer a live region (role=\"status\" dropped).",
-        [("src/pages/CataloguePage.tsx",
-          '<p className="results__count" role="status">',
-          '<p className="results__count">')],
+        'The results count is no longer a live region (role="status" dropped).',
+        [
+            (
+                "src/pages/CataloguePage.tsx",
+                '<p className="results__count" role="status">',
+                '<p className="results__count">',
+            )
+        ],
     ),
     "url-state": (
         "Choosing an area replaces the history entry instead of pushing one.",
-        [("src/pages/CataloguePage.tsx",
-          "onChange={(event) => commit({ ...active, area: event.currentTarget.value })}",
-          "onChange={(event) =>\n                  navigate(`/venues${filtersToSearch({ "
-          "...active, area: "
-          "event.currentTarget.value })}`, { replace: true })\n                }")],
+        [
+            (
+                "src/pages/CataloguePage.tsx",
+                "onChange={(event) => commit({ ...active, area: event.currentTarget.value })}",
+                "onChange={(event) =>\n                  navigate(`/venues${filtersToSearch({ "
+                "...active, area: "
+                "event.currentTarget.value })}`, { replace: true })\n                }",
+            )
+        ],
     ),
     "venue-detail": (
         "The venue facts list drops its Price term.",
@@ -44,72 +57,108 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     ),
     "enquiry-form": (
         "The email check accepts an address without a top-level domain (ana@example).",
-        [("src/lib/enquiry.ts",
-          r"const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;",
-          r"const EMAIL = /^[^\s@]+@[^\s@]+$/;")],
+        [
+            (
+                "src/lib/enquiry.ts",
+                r"const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;",
+                r"const EMAIL = /^[^\s@]+@[^\s@]+$/;",
+            )
+        ],
     ),
     "no-overflow": (
         "Below 400 px the footer grid keeps a 400 px minimum width (overflow at 360 only).",
-        [("src/styles/site.css",
-          "/* ---------- Venue grid & cards ---------- */",
-          "@media (max-width: 399.98px) {\n  .site-footer__grid {\n"
-          "    min-width: 400px;\n  }\n}\n\n"
-          "/* ---------- Venue grid & cards ---------- */")],
+        [
+            (
+                "src/styles/site.css",
+                "/* ---------- Venue grid & cards ---------- */",
+                "@media (max-width: 399.98px) {\n  .site-footer__grid {\n"
+                "    min-width: 400px;\n  }\n}\n\n"
+                "/* ---------- Venue grid & cards ---------- */",
+            )
+        ],
     ),
     "responsive-layout": (
         "The two-column card grid only starts at 1024 px (one column at 768).",
-        [("src/styles/site.css",
-          "@media (min-width: 640px) {\n  .venue-grid {",
-          "@media (min-width: 1024px) {\n  .venue-grid {")],
+        [
+            (
+                "src/styles/site.css",
+                "@media (min-width: 640px) {\n  .venue-grid {",
+                "@media (min-width: 1024px) {\n  .venue-grid {",
+            )
+        ],
     ),
     "long-copy": (
         "The venue title is kept on one line and cut with an ellipsis.",
-        [("src/styles/site.css",
-          "  overflow-wrap: anywhere;\n  hyphens: auto;\n}",
-          "  overflow-wrap: anywhere;\n  hyphens: auto;\n  white-space: nowrap;\n"
-          "  overflow: hidden;\n  text-overflow: ellipsis;\n}")],
+        [
+            (
+                "src/styles/site.css",
+                "  overflow-wrap: anywhere;\n  hyphens: auto;\n}",
+                "  overflow-wrap: anywhere;\n  hyphens: auto;\n  white-space: nowrap;\n"
+                "  overflow: hidden;\n  text-overflow: ellipsis;\n}",
+            )
+        ],
     ),
     "media-fallback": (
         "Catalogue cards render the image directly, without the placeholder fallback.",
-        [("src/components/VenueCard.tsx",
-          '      <VenueMedia venue={venue} className="venue-card__media" />',
-          '      <img className="venue-media venue-card__media" src={venue.image ?? undefined} '
-          'alt="" width={1200} height={800} />')],
+        [
+            (
+                "src/components/VenueCard.tsx",
+                '      <VenueMedia venue={venue} className="venue-card__media" />',
+                '      <img className="venue-media venue-card__media" '
+                "src={venue.image ?? undefined} "
+                'alt="" width={1200} height={800} />',
+            )
+        ],
     ),
     "mobile-nav": (
         "The Menu button no longer exposes aria-expanded.",
-        [("src/components/SiteHeader.tsx",
-          "            aria-expanded={menuOpen}\n", "")],
+        [("src/components/SiteHeader.tsx", "            aria-expanded={menuOpen}\n", "")],
     ),
     "keyboard-focus": (
         "The global focus ring is removed (outline: none on :focus-visible).",
-        [("src/styles/base.css",
-          ":focus-visible {\n  outline: 3px solid var(--color-focus);\n  outline-offset: 3px;\n}",
-          ":focus-visible {\n  outline: none;\n}")],
+        [
+            (
+                "src/styles/base.css",
+                ":focus-visible {\n  outline: 3px solid var(--color-focus);\n"
+                "  outline-offset: 3px;\n}",
+                ":focus-visible {\n  outline: none;\n}",
+            )
+        ],
     ),
     "dialog-focus": (
         "Closing the enquiry dialog no longer returns focus to its trigger.",
-        [("src/components/EnquiryDialog.tsx",
-          "      returnFocusRef.current?.focus();\n", "")],
+        [("src/components/EnquiryDialog.tsx", "      returnFocusRef.current?.focus();\n", "")],
     ),
     "semantics": (
         "The site footer is a plain div (no contentinfo landmark).",
-        [("src/components/SiteFooter.tsx", '<footer className="site-footer">',
-          '<div className="site-footer">'),
-         ("src/components/SiteFooter.tsx", "</footer>", "</div>")],
+        [
+            (
+                "src/components/SiteFooter.tsx",
+                '<footer className="site-footer">',
+                '<div className="site-footer">',
+            ),
+            ("src/components/SiteFooter.tsx", "</footer>", "</div>"),
+        ],
     ),
     "reduced-motion": (
         "The prefers-reduced-motion: reduce rule is removed and the entrance motion is no longer "
         "gated on no-preference.",
-        [("src/styles/site.css",
-          "/* Reduced motion: nothing animates or transitions, anywhere (load, menu, dialog). */\n"
-          "@media (prefers-reduced-motion: reduce) {\n  *,\n  *::before,\n  *::after,\n"
-          "  dialog::backdrop {\n    animation: none !important;\n"
-          "    transition: none !important;\n    scroll-behavior: auto !important;\n  }\n}\n",
-          ""),
-         ("src/styles/site.css",
-          "@media (prefers-reduced-motion: no-preference) {\n  .site-main > * {",
-          "@media all {\n  .site-main > * {")],
+        [
+            (
+                "src/styles/site.css",
+                "/* Reduced motion: nothing animates or transitions, anywhere "
+                "(load, menu, dialog). */\n"
+                "@media (prefers-reduced-motion: reduce) {\n  *,\n  *::before,\n  *::after,\n"
+                "  dialog::backdrop {\n    animation: none !important;\n"
+                "    transition: none !important;\n    scroll-behavior: auto !important;\n  }\n}\n",
+                "",
+            ),
+            (
+                "src/styles/site.css",
+                "@media (prefers-reduced-motion: no-preference) {\n  .site-main > * {",
+                "@media all {\n  .site-main > * {",
+            ),
+        ],
     ),
     "axe": (
         "The secondary text colour is lightened to a failing contrast (#a3a7b3 on paper).",

@@ -16,7 +16,7 @@ from typing import Any
 
 from doit import create_after
 
-from harness.freeze import EVALUATOR_SOURCES, freeze
+from harness.freeze import EVALUATOR_SOURCES
 from records.hashing import tree_files
 from records.inputs import load_cohort, load_round, round_settings_path
 from records.layout import (
@@ -90,7 +90,7 @@ def stage(target: str, *args: Any, **kwargs: Any) -> bool:
 def task_freeze() -> dict[str, Any]:
     """Hash prompt, starter, cohort and settings into round.json (refused once units are scored)."""
     return {
-        "actions": [(freeze, [ROUND])],
+        "actions": [(stage, ["harness.freeze:freeze", ROUND])],
         "file_dep": [
             str(PROMPT_FILE),
             str(SETTINGS.cohort_path),

@@ -43,7 +43,7 @@ from harness.session_records import (
     StopStatus,
     Tokens,
 )
-from harness.session_run import OUTAGE_SECONDS, SessionFiles, SessionOutcome, run_session
+from harness.session_run import SessionFiles, SessionOutcome, run_session
 from harness.session_sandbox import isolation_for, require_isolation
 from harness.worktree import create_worktree, private_npm_cache
 from records import layout
@@ -208,7 +208,7 @@ def run_unit(
     agent: Agent | None = None,
     check_order: bool = True,
     wall_clock_seconds: float | None = None,
-    outage_seconds: float = OUTAGE_SECONDS,
+    outage_seconds: float | None = None,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
     settings = load_round(round_id)
@@ -234,7 +234,7 @@ def run_unit(
         return _execute(
             settings, candidate, unit, repetition, agent, paths, frozen, isolated, upstream,
             wall_clock_seconds or settings.ceilings.wall_clock_minutes * 60, replacing,
-            outage_seconds,
+            outage_seconds or settings.ceilings.outage_seconds,
         )  # fmt: skip
 
 

@@ -103,6 +103,11 @@ class Ceilings(Strict):
     steps: int = Field(ge=1, le=200)
     wall_clock_minutes: float = Field(gt=0, le=240)
     budget_usd: float = Field(gt=0)
+    outage_seconds: float = Field(
+        default=300,
+        gt=0,
+        description="no good upstream answer for this long (with upstream errors): provider outage",
+    )
 
 
 class RoundSettings(Strict):

@@ -28,7 +28,19 @@ PAGE_JS = """
     }
   }
   const main = document.querySelector('main') || document.body;
-  const imgs = [...main.querySelectorAll('img')].map(i => ({
+  // Images inside another venue's card (e.g. "more venues") belong to the catalogue checks.
+  const here = location.pathname.replace(/\\/+$/, '');
+  const otherCard = (el) => {
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      const links = a.querySelectorAll('h2 a[href], h3 a[href]');
+      if ([...links].some(l => {
+        const p = new URL(l.href, location.href).pathname.replace(/\\/+$/, '');
+        return /^\\/venues\\/[^/]+$/.test(p) && p !== here;
+      })) return true;
+    }
+    return false;
+  };
+  const imgs = [...main.querySelectorAll('img')].filter(i => !otherCard(i)).map(i => ({
     src: new URL(i.currentSrc || i.src || '', location.href).pathname, complete: i.complete,
     natural: i.naturalWidth, alt: i.getAttribute('alt'),
     hasSrc: !!(i.getAttribute('src') || i.currentSrc),

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from evaluator.checks import BY_ID
 from evaluator.evaluate import evaluate
 from evaluator.result import MAX_AUTOMATED
-from records.io import write_json
+from records.io import read_json, write_json
 from records.layout import EVIDENCE_DIR, controls_dir, controls_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
@@ -180,7 +180,16 @@ def run_controls(
                 f"{name:28} {result.automated_score:2}/60 {result.timings.total_s:5.1f}s {status}",
                 flush=True,
             )
-    write_json(out_json, [r.model_dump() for r in rows])
+    table = [r.model_dump() for r in rows]
+    if only and out_json.exists():
+        # A partial run updates its rows in the existing table, keeping the others.
+        fresh = {row["control"]: row for row in table}
+        old = [row for row in read_json(out_json) if row.get("control") not in fresh]
+        order = ["reference"] + [f"mutant-{check}" for check in BY_ID]
+        table = sorted(
+            old + table, key=lambda r: order.index(r["control"]) if r["control"] in order else 99
+        )
+    write_json(out_json, table)
     bad = [r.control for r in rows if not r.match]
     if missing and not only:
         print(f"no mutant yet for: {', '.join(missing)}", file=sys.stderr)

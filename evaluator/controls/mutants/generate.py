@@ -107,7 +107,8 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
                 '      <img className="venue-media venue-card__media" '
                 "src={venue.image ?? undefined} "
                 'alt="" width={1200} height={800} />',
-            )
+            ),
+            ("src/components/VenueCard.tsx", "import { VenueMedia } from './VenueMedia';\n", ""),
         ],
     ),
     "mobile-nav": (
@@ -126,8 +127,14 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
         ],
     ),
     "dialog-focus": (
-        "Closing the enquiry dialog no longer returns focus to its trigger.",
-        [("src/components/EnquiryDialog.tsx", "      returnFocusRef.current?.focus();\n", "")],
+        "The dialog's focus trap only handles Shift+Tab: Tab from the last control leaves it.",
+        [
+            (
+                "src/components/EnquiryDialog.tsx",
+                "    if (event.key !== 'Tab') return;\n",
+                "    if (event.key !== 'Tab' || !event.shiftKey) return;\n",
+            )
+        ],
     ),
     "semantics": (
         "The site footer is a plain div (no contentinfo landmark).",

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from scoring_support import make_round, make_unit, result, session
+from scoring_support import CHECKS, make_round, make_unit, result, session
 
 from evaluator.scoring.__main__ import main
 from evaluator.scoring.codes import load_codes
@@ -26,7 +26,10 @@ def build_round(tmp_path: Path) -> RoundContext:
     make_unit(
         ctx,
         "type-breaker",
-        evaluation=result(failed=("catalogue-listing",), gates=("install-build",), build_ok=False),
+        # A failed build leaves every check unrun: the model's failure, not the evaluator's.
+        evaluation=result(
+            not_executed=tuple(c[0] for c in CHECKS), gates=("install-build",), build_ok=False
+        ),
     )
     make_unit(
         ctx,

@@ -3,8 +3,9 @@
 Statuses, decided in this order:
 - `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
 - `invalid`: the session is invalid (reasons shown) or its events.jsonl is missing; never ranked;
-- `evaluation_failed`: no usable result.json, an evaluator error, or a check not executed
-  (evaluator/browser failure); listed apart, never scored as a model failure;
+- `evaluation_failed`: no usable result.json, an evaluator error, or a check not executed on a
+  submission that installed and built (evaluator/browser failure); listed apart, never scored
+  as a model failure. A failed install or build is the model's own: `gate_failed`;
 - `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
 - `ranked`: scored and gate-eligible.
 Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
@@ -170,7 +171,10 @@ def _status(ctx: RoundContext, unit: UnitEvidence) -> tuple[UnitStatus, list[str
         return "invalid", [f"required evidence missing: {ctx.rel(unit.paths.events)}"], []
     if unit.result is None:
         return "evaluation_failed", [unit.result_error or "no evaluation result"], []
-    not_run = [c.id for c in unit.result.checks if not c.executed]
+    # A submission whose install or build failed leaves nothing to check: that is the model's
+    # failure (the install-build gate), not the evaluator's, so its unrun checks score 0.
+    submission_built = unit.result.install_ok and unit.result.build_ok
+    not_run = [c.id for c in unit.result.checks if not c.executed] if submission_built else []
     reasons = []
     if unit.result.evaluator_error:
         reasons.append(f"evaluator error: {unit.result.evaluator_error}")

@@ -35,6 +35,16 @@ ETC_FILES = (
     "/etc/ssl/openssl.cnf",
 )
 PATH_INSIDE = f"{NODE_DIR}/bin:/opt/agent/bin:/usr/local/bin:/usr/bin:/bin"
+
+# The read-only system every sandbox starts from (merged /usr), then /proc and /dev; shared by the
+# availability probe and the session so the probe tests the namespaces a session really needs.
+SYSTEM_ROOT = (
+    *("--ro-bind", "/usr", "/usr"),
+    *("--symlink", "usr/bin", "/bin"),
+    *("--symlink", "usr/lib", "/lib"),
+    *("--symlink", "usr/lib64", "/lib64"),
+)
+KERNEL_FS = ("--proc", "/proc", "--dev", "/dev")
 BWRAP_DETAILS = [
     "bubblewrap: new pid/ipc/uts/cgroup/net namespaces, no capabilities, --die-with-parent",
     "network: loopback only; the recording proxy via a bind-mounted Unix socket",
@@ -52,28 +62,7 @@ def bwrap_available() -> bool:
     """True when `bwrap` exists and can create the namespaces the session needs."""
     if shutil.which("bwrap") is None:
         return False
-    probe = [
-        "bwrap",
-        "--unshare-all",
-        "--die-with-parent",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/bin",
-        "/bin",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "true",
-    ]
+    probe = ["bwrap", "--unshare-all", "--die-with-parent", *SYSTEM_ROOT, *KERNEL_FS, "true"]
     try:
         return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -150,27 +139,10 @@ class SandboxSpec:
             "--unshare-all",
             "--die-with-parent",
             "--new-session",
-            "--ro-bind",
-            "/usr",
-            "/usr",
-            "--symlink",
-            "usr/bin",
-            "/bin",
-            "--symlink",
-            "usr/lib",
-            "/lib",
-            "--symlink",
-            "usr/lib64",
-            "/lib64",
-            "--symlink",
-            "usr/sbin",
-            "/sbin",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--tmpfs",
-            "/tmp",
+            *SYSTEM_ROOT,
+            *("--symlink", "usr/sbin", "/sbin"),
+            *KERNEL_FS,
+            *("--tmpfs", "/tmp"),
         ]
         for etc in ETC_FILES:
             args += ["--ro-bind-try", etc, etc]

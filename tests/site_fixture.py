@@ -15,6 +15,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from scoring_support import CHECKS, GATES
+
 from evaluator.calibration import Calibration
 from evaluator.result import (
     CheckResult,
@@ -45,31 +47,6 @@ from records.io import write_json, write_record
 from records.layout import controls_json, round_paths
 
 ROUND = "round-0"
-CHECKS = (
-    ("catalogue-listing", "functional", 4),
-    ("filter-journey", "functional", 6),
-    ("url-state", "functional", 5),
-    ("venue-detail", "functional", 5),
-    ("enquiry-form", "functional", 5),
-    ("no-overflow", "responsive", 5),
-    ("responsive-layout", "responsive", 4),
-    ("long-copy", "responsive", 4),
-    ("media-fallback", "responsive", 4),
-    ("mobile-nav", "responsive", 3),
-    ("keyboard-focus", "accessibility", 3),
-    ("dialog-focus", "accessibility", 3),
-    ("semantics", "accessibility", 3),
-    ("reduced-motion", "accessibility", 3),
-    ("axe", "accessibility", 3),
-)
-GATES = (
-    "install-build",
-    "root-page",
-    "core-journey",
-    "horizontal-overflow",
-    "keyboard-enquiry",
-    "axe-serious",
-)
 STARTER_FAILS = {
     "filter-journey", "url-state", "venue-detail", "enquiry-form", "long-copy", "mobile-nav",
     "dialog-focus", "reduced-motion",

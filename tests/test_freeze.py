@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,26 +12,14 @@ from records.io import read_record
 from records.layout import round_paths
 
 
-@pytest.fixture
-def inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    prompt = tmp_path / "task-prompt.md"
-    prompt.write_bytes(b"Build the site.\n")
-    starter = tmp_path / "starter"
-    (starter / "src").mkdir(parents=True)
-    (starter / "src" / "main.ts").write_text("export {}\n")
-    monkeypatch.setattr(freeze_stage, "PROMPT_FILE", prompt)
-    monkeypatch.setattr(freeze_stage, "STARTER_DIR", starter)
-    return tmp_path
-
-
 def scored_unit(evidence: Path) -> None:
     unit = round_paths("round-0", evidence).unit("claude-opus-r1")
     unit.root.mkdir(parents=True)
     unit.session.write_text("{}")
 
 
-def test_freeze_writes_hashes_and_is_stable(inputs: Path) -> None:
-    evidence = inputs / "evidence"
+def test_freeze_writes_hashes_and_is_stable(frozen_inputs: Path) -> None:
+    evidence = frozen_inputs / "evidence"
     record = freeze_stage.freeze("round-0", evidence)
     path = round_paths("round-0", evidence).round_json
     assert read_record(path, freeze_stage.RoundRecord) == record
@@ -40,10 +29,10 @@ def test_freeze_writes_hashes_and_is_stable(inputs: Path) -> None:
     assert path.read_bytes() == before  # unchanged inputs: the file is not rewritten
 
 
-def test_prompt_change_before_any_scored_unit_refreezes(inputs: Path) -> None:
-    evidence = inputs / "evidence"
+def test_prompt_change_before_any_scored_unit_refreezes(frozen_inputs: Path) -> None:
+    evidence = frozen_inputs / "evidence"
     first = freeze_stage.freeze("round-0", evidence)
-    (inputs / "task-prompt.md").write_bytes(b"Build the site!\n")
+    (frozen_inputs / "task-prompt.md").write_bytes(b"Build the site!\n")
     second = freeze_stage.freeze("round-0", evidence)
     assert second.inputs.prompt_sha256 != first.inputs.prompt_sha256
 
@@ -62,12 +51,14 @@ def test_prompt_change_before_any_scored_unit_refreezes(inputs: Path) -> None:
         (lambda root: (root / "starter" / "src" / "main.ts").chmod(0o755), "starter_tree_sha256"),
     ],
 )
-def test_changed_input_after_a_scored_unit_is_refused(inputs: Path, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
-    evidence = inputs / "evidence"
+def test_changed_input_after_a_scored_unit_is_refused(
+    frozen_inputs: Path, mutate: Callable[[Path], object], field: str
+) -> None:
+    evidence = frozen_inputs / "evidence"
     freeze_stage.freeze("round-0", evidence)
     scored_unit(evidence)
     before = round_paths("round-0", evidence).round_json.read_bytes()
-    mutate(inputs)
+    mutate(frozen_inputs)
     assert freeze_stage.verify_frozen_inputs("round-0", evidence) == [field]
     with pytest.raises(freeze_stage.FrozenInputsChanged) as info:
         freeze_stage.freeze("round-0", evidence)

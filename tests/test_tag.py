@@ -17,16 +17,9 @@ ROUND = "round-0"
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def repo(frozen_inputs: Path) -> Path:
     """A git repo holding a frozen round's evidence; prompt and starter live beside it."""
-    prompt = tmp_path / "task-prompt.md"
-    prompt.write_bytes(b"Build the site.\n")
-    starter = tmp_path / "starter"
-    (starter / "src").mkdir(parents=True)
-    (starter / "src" / "main.ts").write_text("export {}\n")
-    monkeypatch.setattr(freeze_stage, "PROMPT_FILE", prompt)
-    monkeypatch.setattr(freeze_stage, "STARTER_DIR", starter)
-    root = tmp_path / "repo"
+    root = frozen_inputs / "repo"
     evidence = root / "evidence"
     freeze_stage.freeze(ROUND, evidence)
     calibrated(evidence, passed=True)

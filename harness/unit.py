@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import order as run_order
@@ -68,21 +69,28 @@ def frozen_hashes(round_id: str, evidence_dir: Path) -> tuple[str, str]:
     return inputs.prompt_sha256, inputs.starter_tree_sha256
 
 
+@dataclass(frozen=True)
+class _UnitRun:
+    """What every step of running (or recording) one unit needs to know about it."""
+
+    settings: RoundSettings
+    candidate: Candidate
+    unit: str
+    repetition: int
+    agent: Agent
+    paths: UnitPaths
+    frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
+
+
 def _tokens(gateway: GatewaySummary) -> Tokens:
     t = gateway.tokens
     return Tokens(prompt=t.prompt, completion=t.completion, reasoning=t.reasoning, cached=t.cached)
 
 
 def _record(
+    run: _UnitRun,
     *,
-    settings: RoundSettings,
-    candidate: Candidate,
-    unit: str,
-    repetition: int,
-    agent: Agent,
-    paths: UnitPaths,
     marker: RunningMarker,
-    frozen: tuple[str, str],
     stop: StopStatus,
     exit_code: int | None,
     elapsed: float,
@@ -91,8 +99,9 @@ def _record(
     harness_error: str = "",
     replacement_of: str | None = None,
 ) -> SessionRecord:
+    settings, candidate, paths, frozen = run.settings, run.candidate, run.paths, run.frozen
     gateway = outcome.gateway if outcome is not None else summarize(paths.gateway)
-    trace = outcome.trace if outcome is not None else agent.read_trace(paths.events)
+    trace = outcome.trace if outcome is not None else run.agent.read_trace(paths.events)
     identity: Identity = check_identity(
         candidate.route,
         candidate.expected_canonical_slug,
@@ -118,12 +127,12 @@ def _record(
     )
     verdict = assess(facts)
     return SessionRecord(
-        unit=unit,
+        unit=run.unit,
         round_id=settings.round_id,
         model_key=candidate.key,
-        repetition=repetition,
+        repetition=run.repetition,
         replacement_of=replacement_of,
-        agent=agent.info,
+        agent=run.agent.info,
         gateway_kind=settings.gateway.kind,
         requested_route=candidate.route,
         expected_slug=candidate.expected_canonical_slug,
@@ -157,33 +166,28 @@ def _record(
     )
 
 
-def _recover(
-    settings: RoundSettings,
-    candidate: Candidate,
-    unit: str,
-    repetition: int,
-    agent: Agent,
-    paths: UnitPaths,
-    marker: RunningMarker,
-    frozen: tuple[str, str],
-) -> SessionRecord:
+def _conclude(run: _UnitRun, record: SessionRecord, scratch: Path) -> SessionRecord:
+    """Write session.json (the unit is recorded), then drop the running marker and scratch."""
+    write_record(run.paths.session, record)
+    run.paths.running_marker.unlink(missing_ok=True)
+    remove_scratch(scratch)
+    return record
+
+
+def _recover(run: _UnitRun, marker: RunningMarker) -> SessionRecord:
     """The runner died mid-session: record a harness failure with the evidence that exists."""
     end_leftovers(marker)
     worktree = Path(marker.worktree)
-    save_worktree_evidence(paths, worktree, marker.base_commit)
-    save_commands(paths, agent.read_trace(paths.events))
+    save_worktree_evidence(run.paths, worktree, marker.base_commit)
+    save_commands(run.paths, run.agent.read_trace(run.paths.events))
     record = _record(
-        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
-        paths=paths, marker=marker, frozen=frozen, stop="crashed", exit_code=None,
+        run, marker=marker, stop="crashed", exit_code=None,
         elapsed=0.0, isolation=isolation_for(bool(marker.isolated)),
         outcome=None,
         harness_error=f"the runner was killed mid-session (started {marker.started_at}); "
         "the unit is not re-run",
     )  # fmt: skip
-    write_record(paths.session, record)
-    paths.running_marker.unlink(missing_ok=True)
-    remove_scratch(Path(marker.scratch))
-    return record
+    return _conclude(run, record, Path(marker.scratch))
 
 
 def _check_order(round_id: str, unit: str, evidence_dir: Path) -> None:
@@ -218,12 +222,14 @@ def run_unit(
     paths = round_paths(round_id, evidence_dir).unit(unit)
     if paths.session.exists():
         raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
-    frozen = frozen_hashes(round_id, evidence_dir)
+    run = _UnitRun(
+        settings, candidate, unit, repetition, agent, paths, frozen_hashes(round_id, evidence_dir)
+    )
     marker = read_marker(paths)
     if marker is not None:
         if marker.runner_alive():
             raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")
-        return _recover(settings, candidate, unit, repetition, agent, paths, marker, frozen)
+        return _recover(run, marker)
     replacing = None
     if replacement:
         replacing = replacement_record(paths).replaced_unit
@@ -232,26 +238,21 @@ def run_unit(
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     with round_gateway(settings) as upstream:
         return _execute(
-            settings, candidate, unit, repetition, agent, paths, frozen, isolated, upstream,
+            run, isolated, upstream,
             wall_clock_seconds or settings.ceilings.wall_clock_minutes * 60, replacing,
             outage_seconds or settings.ceilings.outage_seconds,
         )  # fmt: skip
 
 
 def _execute(
-    settings: RoundSettings,
-    candidate: Candidate,
-    unit: str,
-    repetition: int,
-    agent: Agent,
-    paths: UnitPaths,
-    frozen: tuple[str, str],
+    run: _UnitRun,
     isolated: bool,
     upstream: Upstream,
     wall_clock: float,
     replacing: str | None,
     outage_seconds: float,
 ) -> SessionRecord:
+    unit, paths = run.unit, run.paths
     progress = Progress(unit)
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{unit}-", dir=scratch_root()))
@@ -268,9 +269,8 @@ def _execute(
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
         marker = marker.model_copy(update={"prompt_sha256": hashlib.sha256(prompt).hexdigest()})
         return _finish_without_session(
-            settings, candidate, unit, repetition, agent, paths, marker, frozen,
-            f"worktree preparation failed: {exc}", replacing,
-        )  # fmt: skip
+            run, marker, f"worktree preparation failed: {exc}", replacing
+        )
     marker = marker.model_copy(update={
         "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
         "starter_tree_sha256": tree_hash,
@@ -278,9 +278,9 @@ def _execute(
         "isolated": isolated,
     })  # fmt: skip
     write_marker(paths, marker)
-    if (marker.prompt_sha256, tree_hash) != frozen:
+    if (marker.prompt_sha256, tree_hash) != run.frozen:
         return _finish_without_session(
-            settings, candidate, unit, repetition, agent, paths, marker, frozen,
+            run, marker,
             "prompt or starter differs from the frozen round: no session was started", replacing,
         )  # fmt: skip
 
@@ -288,7 +288,7 @@ def _execute(
         write_marker(paths, marker.model_copy(update={"agent_pgid": pid}))
 
     outcome = run_session(
-        agent=agent, upstream=upstream, candidate=candidate, settings=settings,
+        agent=run.agent, upstream=upstream, candidate=run.candidate, settings=run.settings,
         worktree=worktree, home=home, socket_dir=scratch / "gw",
         files=SessionFiles(paths.events, paths.gateway, paths.root / AGENT_STDERR),
         title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
@@ -298,41 +298,25 @@ def _execute(
     save_worktree_evidence(paths, worktree, base)
     save_commands(paths, outcome.trace)
     record = _record(
-        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
-        paths=paths, marker=marker, frozen=frozen, stop=outcome.stop_status,
+        run, marker=marker, stop=outcome.stop_status,
         exit_code=outcome.process.exit_code, elapsed=outcome.process.elapsed_seconds,
         isolation=outcome.isolation, outcome=outcome, replacement_of=replacing,
     )  # fmt: skip
-    write_record(paths.session, record)
-    paths.running_marker.unlink(missing_ok=True)
-    remove_scratch(scratch)
+    _conclude(run, record, scratch)
     progress.update(f"{record.stop_status}/{record.validity}", record.steps,
                     record.cost_usd or 0.0, force=True)  # fmt: skip
     return record
 
 
 def _finish_without_session(
-    settings: RoundSettings,
-    candidate: Candidate,
-    unit: str,
-    repetition: int,
-    agent: Agent,
-    paths: UnitPaths,
-    marker: RunningMarker,
-    frozen: tuple[str, str],
-    why: str,
-    replacing: str | None,
+    run: _UnitRun, marker: RunningMarker, why: str, replacing: str | None
 ) -> SessionRecord:
     record = _record(
-        settings=settings, candidate=candidate, unit=unit, repetition=repetition, agent=agent,
-        paths=paths, marker=marker, frozen=frozen, stop="not_started", exit_code=None,
+        run, marker=marker, stop="not_started", exit_code=None,
         elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["no session started"]),
         outcome=None, harness_error=why, replacement_of=replacing,
     )  # fmt: skip
-    write_record(paths.session, record)
-    paths.running_marker.unlink(missing_ok=True)
-    remove_scratch(Path(marker.scratch))
-    return record
+    return _conclude(run, record, Path(marker.scratch))
 
 
 def read_session(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> SessionRecord:

@@ -35,22 +35,15 @@ COHORT = load_cohort(SETTINGS.cohort_path)
 PATHS = round_paths(ROUND)
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
+# The stages of a round, in order; a plain `doit` also runs the evaluator controls.
+PIPELINE = ["freeze", "calibrate", "spend", "preflight", "order", "session", "evaluate"]
+PIPELINE += ["packets", "score", "site"]
+
 DOIT_CONFIG: dict[str, Any] = {
     "check_file_uptodate": "md5",
     "backend": "json",
     "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND}.json"),
-    "default_tasks": [
-        "freeze",
-        "calibrate",
-        "spend",
-        "preflight",
-        "order",
-        "session",
-        "evaluate",
-        "packets",
-        "score",
-        "site",
-    ],
+    "default_tasks": [*PIPELINE[:2], "controls", *PIPELINE[2:]],
     "verbosity": 2,
 }
 

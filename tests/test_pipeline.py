@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dodo import PIPELINE
 from records.layout import REPO_ROOT, round_paths
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
@@ -43,7 +44,7 @@ def doit(env: dict[str, str], *args: str, check: bool = True) -> subprocess.Comp
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
     evidence = tmp_path_factory.mktemp("demo-round") / "evidence"
     env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND="demo")
-    doit(env, "-n", "2", "-P", "thread")
+    doit(env, "-n", "2", "-P", "thread", *PIPELINE)  # controls: tests/test_evaluator_controls.py
     yield env, evidence
 
 
@@ -116,7 +117,7 @@ def test_site_shows_every_unit(demo: tuple[dict[str, str], Path]) -> None:
 def test_second_run_is_a_noop(demo: tuple[dict[str, str], Path]) -> None:
     env, _ = demo
     start = time.perf_counter()
-    proc = doit(env)
+    proc = doit(env, *PIPELINE)
     elapsed = time.perf_counter() - start
     executed = [line for line in proc.stdout.splitlines() if line.startswith(". ")]
     assert executed == [], f"tasks ran on a second run: {executed}"

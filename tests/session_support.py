@@ -7,9 +7,12 @@ Usable from pytest (pass `monkeypatch.setattr`) and from a child process (plain 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import harness.freeze as freeze_stage
 import harness.preflight
@@ -120,3 +123,18 @@ def freeze_demo(evidence: Path, setattr: Callable[[Any, str, Any], None]) -> Non
         setattr(freeze_stage, "PROMPT_FILE", prompt)
     load_round("demo")
     freeze_stage.freeze("demo", evidence)
+
+
+@contextmanager
+def demo_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh evidence folder with the demo round frozen and the test candidates installed.
+
+    SITEOS_SCRATCH points into pytest's temp folder; every patch is undone on exit. For the
+    module-scoped `evidence` fixtures of the session and preflight tests.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        evidence = tmp_path_factory.mktemp("evidence")
+        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
+        freeze_demo(evidence, mp.setattr)
+        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+        yield evidence

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_support import freeze_demo, install
+from session_support import demo_round
 
 from harness.preflight import run_preflight
 from harness.session_records import PreflightRecord
@@ -25,11 +25,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with pytest.MonkeyPatch.context() as mp:
-        ev = tmp_path_factory.mktemp("evidence")
-        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
-        freeze_demo(ev, mp.setattr)
-        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+    with demo_round(tmp_path_factory) as ev:
         yield ev
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_support import freeze_demo, install
+from session_support import demo_round, freeze_demo
 
 from harness import order as run_order
 from harness.replacement import ReplacementRefused, create_replacement
@@ -37,11 +37,7 @@ EVIDENCE = ("session.json", "events.jsonl", "gateway.jsonl", "commands.json", "w
 
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with pytest.MonkeyPatch.context() as mp:
-        ev = tmp_path_factory.mktemp("evidence")
-        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
-        freeze_demo(ev, mp.setattr)
-        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+    with demo_round(tmp_path_factory) as ev:
         yield ev
 
 

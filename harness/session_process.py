@@ -19,6 +19,11 @@ from pathlib import Path
 
 POLL_SECONDS = 0.2
 GRACE_SECONDS = 2.0
+# After the proxy refuses a request at a step or budget ceiling the agent receives a final HTTP
+# 400 and exits by itself; waiting briefly for that keeps its last events (a killed agent may
+# not flush them). Only an agent still running after this long is killed.
+PROXY_CEILING_GRACE_SECONDS = 10.0
+PROXY_CEILINGS = frozenset({"step_ceiling", "budget_ceiling"})
 
 
 @dataclass
@@ -85,15 +90,18 @@ def run_process(
         on_start(proc.pid)
     threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
     ceiling: str | None = None
+    kill_at: float | None = None
     while proc.poll() is None:
-        elapsed = time.monotonic() - started
+        now = time.monotonic()
+        elapsed = now - started
         if elapsed >= wall_clock_seconds:
-            ceiling = "time"
-        else:
-            hit = ceiling_hit()
-            if hit:
-                ceiling = hit
-        if ceiling:
+            ceiling, kill_at = "time", now
+        elif ceiling is None:
+            ceiling = ceiling_hit()
+            if ceiling is not None:
+                grace = PROXY_CEILING_GRACE_SECONDS if ceiling in PROXY_CEILINGS else 0.0
+                kill_at = now + grace
+        if kill_at is not None and now >= kill_at:
             kill_group(proc.pid)
             break
         if on_tick is not None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,3 +68,17 @@ def test_changed_input_after_a_scored_unit_is_refused(
     message = str(info.value)
     assert field in message and "new round" in message and "claude-opus-r1" in message
     assert round_paths("round-0", evidence).round_json.read_bytes() == before
+
+
+
+def test_replacement_command_refuses_a_unit_that_was_never_recorded(tmp_path: Path) -> None:
+    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(tmp_path / "evidence"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "replace", "ghost-r1", "--reason", "outage",
+         "--round", "round-0"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "refused:" in proc.stderr and "ghost-r1" in proc.stderr
+    assert "only a recorded unit can be replaced" in proc.stderr
+    assert not (tmp_path / "evidence" / "round-0" / "units" / "ghost-r1-x1").exists()

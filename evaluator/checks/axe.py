@@ -6,22 +6,22 @@ finish, so temporarily translucent text is never measured."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from evaluator.checks.base import CheckContext, wait_until
+from evaluator.browser import run_axe
+from evaluator.checks.base import CheckContext, SharedVisit, visit_key, wait_until
 from evaluator.checks.dialog import DIALOG_SELECTOR, dialog_open, enquire_button
+from evaluator.data import VenueData
 
 ID = "axe"
 DIMENSION = "accessibility"
 POINTS = 3
 
 
-def run(ctx: CheckContext) -> None:
-    page = ctx.page
-    data = ctx.data
-    found: list[tuple[str, dict[str, Any]]] = []
+def page_runs(data: VenueData) -> list[tuple[str, str, int]]:
     no_image = next((v for v in data.venues if not v.image), data.ordinary)
-    runs = [
+    return [
         ("home", "/", 1440),
         ("catalogue", "/venues", 1440),
         ("empty-state", "/venues?guests=100000", 1440),
@@ -30,27 +30,55 @@ def run(ctx: CheckContext) -> None:
         ("not-found", "/no-such-page", 1440),
         ("home", "/", 360),
     ]
-    for label, path, width in runs:
-        ctx.goto(path, width=width)
-        found += [(f"{label} @ {width}px", v) for v in ctx.axe(label)]
-    ctx.goto("/venues", width=360)
-    menu = page.get_by_role("button", name="Menu", exact=True)
-    if menu.count() and menu.first.is_visible():
-        menu.first.click()
-        ctx.settle()
-    found += [("catalogue (menu) @ 360px", v) for v in ctx.axe("catalogue-menu")]
-    ctx.goto(data.ordinary.path, width=1440)
-    button = enquire_button(ctx)
-    if button.count() and button.first.is_visible():
-        button.first.click()
-        if wait_until(page, lambda: dialog_open(ctx), 1500):
+
+
+def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
+    """The same axe runs, made on another check's visit of the same settled state."""
+    whole: Callable[[CheckContext], Any] = lambda ctx: run_axe(ctx.page)  # noqa: E731
+    wanted = {visit_key(path, width): whole for _, path, width in page_runs(data)}
+    wanted[visit_key("/venues", 360, "menu-open")] = whole
+    wanted[visit_key(data.ordinary.path, 1440, "dialog-open")] = lambda ctx: run_axe(
+        ctx.page, DIALOG_SELECTOR
+    )
+    return wanted
+
+
+def run(ctx: CheckContext) -> None:
+    page = ctx.page
+    data = ctx.data
+    found: list[tuple[str, dict[str, Any], SharedVisit | None]] = []
+    for label, path, width in page_runs(data):
+        where = ctx.shared(ID, visit_key(path, width))
+        if where is None:
+            ctx.goto(path, width=width)
+        found += [(f"{label} @ {width}px", v, where) for v in ctx.axe(label, where=where)]
+    where = ctx.shared(ID, visit_key("/venues", 360, "menu-open"))
+    if where is None:
+        ctx.goto("/venues", width=360)
+        menu = page.get_by_role("button", name="Menu", exact=True)
+        if menu.count() and menu.first.is_visible():
+            menu.first.click()
             ctx.settle()
-            found += [("enquiry dialog", v) for v in ctx.axe("dialog", DIALOG_SELECTOR)]
-    for where, violation in found:
+    found += [
+        ("catalogue (menu) @ 360px", v, where) for v in ctx.axe("catalogue-menu", where=where)
+    ]
+    where = ctx.shared(ID, visit_key(data.ordinary.path, 1440, "dialog-open"))
+    if where is not None:
+        found += [("enquiry dialog", v, where) for v in ctx.axe("dialog", DIALOG_SELECTOR, where)]
+    else:
+        ctx.goto(data.ordinary.path, width=1440)
+        button = enquire_button(ctx)
+        if button.count() and button.first.is_visible():
+            button.first.click()
+            if wait_until(page, lambda: dialog_open(ctx), 1500):
+                ctx.settle()
+                found += [("enquiry dialog", v, None) for v in ctx.axe("dialog", DIALOG_SELECTOR)]
+    for where_text, violation, where in found:
         targets = [" ".join(n.get("target", [])) for n in violation.get("nodes", [])][:3]
         ctx.problem(
-            f"no serious/critical axe violation ({where})",
+            f"no serious/critical axe violation ({where_text})",
             f"{violation['id']} ({violation.get('impact')}): {violation.get('help')} — "
             f"{len(violation.get('nodes', []))} element(s)",
             ", ".join(targets),
+            where=where,
         )

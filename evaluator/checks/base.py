@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from evaluator.data import VenueData
 from evaluator.result import Diagnostic
 
 ACTION_TIMEOUT_MS = 4000
+H1_TIMEOUT_MS = 3000
 
 
 class CheckStopped(Exception):
@@ -38,6 +40,26 @@ class Facts:
     max_overflow: dict[str, Any] = field(default_factory=lambda: {"px": 0})
     axe_runs: list[dict[str, Any]] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
+    # Shared settled visits (see `CheckContext.share_visit`): per later check, the states it
+    # wants measured and how; what was measured, per (check id, visit key); and the time spent
+    # measuring for other checks (not charged to the visiting check's watchdog budget).
+    collectors: dict[str, dict[str, Callable[[CheckContext], Any]]] = field(default_factory=dict)
+    shared: dict[tuple[str, str], SharedVisit] = field(default_factory=dict)
+    shared_s: float = 0.0
+
+
+@dataclass
+class SharedVisit:
+    """What a later check measured on another check's settled visit, and where."""
+
+    value: Any
+    url: str
+    viewport: str
+
+
+def visit_key(path: str, width: int, state: str = "page") -> str:
+    """Names one settled state: a path loaded at a width, then brought to `state`."""
+    return f"{path} @ {width}px [{state}]"
 
 
 class CheckContext:
@@ -92,9 +114,25 @@ class CheckContext:
         self.page.goto(self.url(path), wait_until="load", timeout=15_000)
         # Client-rendered pages may render after load (e.g. after fetching data): every page
         # has an h1, so wait briefly for one before judging anything.
-        with contextlib.suppress(PlaywrightError):
-            self.page.wait_for_selector("h1", state="attached", timeout=3000)
+        self.wait_for_h1(H1_TIMEOUT_MS)
         self.settle()
+
+    def wait_for_h1(self, timeout_ms: int) -> None:
+        """Wait until an h1 is attached (at most `timeout_ms`), noticed as soon as it appears.
+
+        The page itself watches for the h1 (a mutation observer plus a short poll for open
+        shadow roots), so the wait ends on the mutation, not on the next of Playwright's
+        widening selector retries. If the document is replaced meanwhile (a client redirect)
+        Playwright's own selector wait covers the rest of the time.
+        """
+        started = time.monotonic()
+        with contextlib.suppress(PlaywrightError):
+            if self.page.evaluate(WAIT_H1_JS, timeout_ms):
+                return
+        left_ms = timeout_ms - (time.monotonic() - started) * 1000
+        if left_ms >= 1:
+            with contextlib.suppress(PlaywrightError):
+                self.page.wait_for_selector("h1", state="attached", timeout=left_ms)
 
     def settle(self) -> None:
         # A page that never settles would cost the full wait on every load: after three such
@@ -104,6 +142,32 @@ class CheckContext:
         if pending:
             self.facts.unsettled.append(f"{self.path()} @ {self.viewport}: {', '.join(pending)}")
 
+    def share_visit(self, path: str, state: str = "page") -> None:
+        """Let later checks measure this settled state instead of loading it again.
+
+        Each selected check may register read-only collectors per visit key
+        (`shared_visits(data)` in its module); they run here, on the state this check reached by
+        `goto(path)` (and, for another `state`, the same interaction the later check performs).
+        A collector that fails leaves nothing behind: that check then makes its own visit.
+        """
+        key = visit_key(path, self.width, state)
+        for check_id, wanted in self.facts.collectors.items():
+            collect = wanted.get(key)
+            if collect is None or (check_id, key) in self.facts.shared:
+                continue
+            started = time.monotonic()
+            try:
+                value = collect(self)
+                self.facts.shared[(check_id, key)] = SharedVisit(value, self.path(), self.viewport)
+            except Exception:  # noqa: BLE001 - the later check measures for itself
+                pass
+            finally:
+                self.facts.shared_s += time.monotonic() - started
+
+    def shared(self, check_id: str, key: str) -> SharedVisit | None:
+        """What an earlier check's visit measured for `check_id` at `key` (taken once)."""
+        return self.facts.shared.pop((check_id, key), None)
+
     def path(self) -> str:
         parts = urlsplit(self.page.url)
         return parts.path + (f"?{parts.query}" if parts.query else "")
@@ -112,15 +176,21 @@ class CheckContext:
         return parse_qs(urlsplit(self.page.url).query, keep_blank_values=True)
 
     # -- diagnostics --------------------------------------------------------------------------
-    def problem(self, expected: str, seen: str, selector: str | None = None) -> None:
+    def problem(
+        self,
+        expected: str,
+        seen: str,
+        selector: str | None = None,
+        where: SharedVisit | None = None,
+    ) -> None:
+        """Record a problem on the current page (or on the shared visit `where`)."""
+        if where is not None:
+            url, viewport = where.url, where.viewport
+        else:
+            url = self.path() if self.page.url.startswith("http") else self.page.url
+            viewport = self.viewport
         self.diagnostics.append(
-            Diagnostic(
-                expected=expected,
-                seen=seen,
-                url=self.path() if self.page.url.startswith("http") else self.page.url,
-                viewport=self.viewport,
-                selector=selector,
-            )
+            Diagnostic(expected=expected, seen=seen, url=url, viewport=viewport, selector=selector)
         )
 
     def stop(self, expected: str, seen: str, selector: str | None = None) -> CheckStopped:
@@ -164,14 +234,17 @@ class CheckContext:
             }
         return px
 
-    def axe(self, label: str, include: str | None = None) -> list[dict[str, Any]]:
-        report = run_axe(self.page, include)
+    def axe(
+        self, label: str, include: str | None = None, where: SharedVisit | None = None
+    ) -> list[dict[str, Any]]:
+        """Serious/critical violations of an axe run here (or the one already run at `where`)."""
+        report: dict[str, Any] = where.value if where is not None else run_axe(self.page, include)
         violations = [v for v in report["violations"] if v.get("impact") in ("serious", "critical")]
         self.facts.axe_runs.append(
             {
                 "label": label,
-                "url": self.path(),
-                "viewport": self.viewport,
+                "url": where.url if where is not None else self.path(),
+                "viewport": where.viewport if where is not None else self.viewport,
                 "scope": include or "document",
                 "violations": report["violations"],
                 "engine": report.get("testEngine"),
@@ -196,6 +269,32 @@ class CheckContext:
         desc: str = self.page.evaluate(ACTIVE_JS)
         return desc
 
+
+WAIT_H1_JS = """
+(maxMs) => new Promise((resolve) => {
+  const deep = (root) => {
+    if (root.querySelector('h1')) return true;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot && deep(el.shadowRoot)) return true;
+    }
+    return false;
+  };
+  if (deep(document)) { resolve(true); return; }
+  let done = false;
+  const finish = (found) => {
+    if (done) return;
+    done = true;
+    observer.disconnect();
+    clearInterval(poll);
+    clearTimeout(limit);
+    resolve(found);
+  };
+  const observer = new MutationObserver(() => { if (document.querySelector('h1')) finish(true); });
+  observer.observe(document, { childList: true, subtree: true });
+  const poll = setInterval(() => { if (deep(document)) finish(true); }, 20);
+  const limit = setTimeout(() => finish(deep(document)), maxMs);
+})
+"""
 
 VENUE_LINKS_JS = """
 () => {

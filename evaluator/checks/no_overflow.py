@@ -32,6 +32,8 @@ def _measure(ctx: CheckContext, state: str, failures: list[str]) -> None:
 
 
 def run(ctx: CheckContext) -> None:
+    # Each settled state is shared (`ctx.share_visit`): later checks that judge the same state
+    # (axe, semantics, responsive-layout) measure it here instead of loading it again.
     failures: list[str] = []
     page = ctx.page
     for width in (360, 768, 1440):
@@ -39,6 +41,7 @@ def run(ctx: CheckContext) -> None:
         for name, path in pages(ctx):
             ctx.goto(path)
             _measure(ctx, "page", failures)
+            ctx.share_visit(path)
             ctx.snap(name, "page")
         # Menu open (where a Menu button is shown).
         ctx.goto("/venues")
@@ -47,6 +50,7 @@ def run(ctx: CheckContext) -> None:
             menu.first.click()
             ctx.settle()
             _measure(ctx, "menu open", failures)
+            ctx.share_visit("/venues", "menu-open")
             ctx.snap("catalogue", "menu-open", full_page=False)
         # Dialog open.
         ctx.goto(ctx.data.ordinary.path)
@@ -56,6 +60,7 @@ def run(ctx: CheckContext) -> None:
             if wait_until(page, lambda: dialog_open(ctx), 1500):
                 ctx.settle()
                 _measure(ctx, "dialog open", failures)
+                ctx.share_visit(ctx.data.ordinary.path, "dialog-open")
                 ctx.snap("detail", "dialog-open", full_page=False)
     if failures:
         ctx.problem(

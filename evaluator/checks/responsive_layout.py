@@ -4,7 +4,11 @@ the largest box around one venue's heading link that holds no other venue's link
 
 from __future__ import annotations
 
-from evaluator.checks.base import FIND_CARD_JS, CheckContext
+from collections.abc import Callable
+from typing import Any
+
+from evaluator.checks.base import FIND_CARD_JS, CheckContext, visit_key
+from evaluator.data import VenueData
 
 ID = "responsive-layout"
 DIMENSION = "responsive"
@@ -33,21 +37,39 @@ COLUMNS_JS = (
 RULES = {1440: (3, None), 768: (2, None), 360: (1, 1)}
 
 
+def measure(ctx: CheckContext) -> dict[str, int]:
+    """Card and column counts on the settled catalogue (read-only)."""
+    got: dict[str, int] = ctx.page.evaluate(COLUMNS_JS, [v.path for v in ctx.data.venues])
+    return got
+
+
+def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
+    return {visit_key("/venues", width): measure for width in RULES}
+
+
 def run(ctx: CheckContext) -> None:
     paths = [v.path for v in ctx.data.venues]
     for width, (low, high) in RULES.items():
-        ctx.goto("/venues", width=width)
-        got = ctx.page.evaluate(COLUMNS_JS, paths)
+        where = ctx.shared(ID, visit_key("/venues", width))
+        if where is None:
+            ctx.goto("/venues", width=width)
+            got = measure(ctx)
+        else:
+            got = where.value
         if got["cards"] < len(paths):
             ctx.problem(
                 f"{len(paths)} venue cards at {width}px",
                 f"{got['cards']} cards found",
                 "h2/h3 > link",
+                where,
             )
             continue
         columns = got["columns"]
         if columns < low or (high is not None and columns > high):
             want = f"exactly {low}" if high == low else f"at least {low}"
             ctx.problem(
-                f"{want} card column(s) at {width}px", f"{columns} column(s)", "venue cards"
+                f"{want} card column(s) at {width}px",
+                f"{columns} column(s)",
+                "venue cards",
+                where,
             )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from doit import create_after
+from doit.tools import config_changed
 
 from harness.freeze import EVALUATOR_SOURCES
 from records.hashing import tree_files
@@ -135,7 +136,18 @@ def task_spend() -> dict[str, Any]:
         )
         return True
 
-    return {"actions": [announce], "task_dep": ["calibrate"], "uptodate": [False], "verbosity": 2}
+    plan = {
+        "round": ROUND,
+        "settings": SETTINGS.model_dump(mode="json"),
+        "routes": [c.route for c in COHORT.candidates],
+        "api_key_set": bool(os.environ.get("OPENROUTER_API_KEY")),
+    }
+    return {
+        "actions": [announce],
+        "task_dep": ["calibrate"],
+        "uptodate": [config_changed(plan)],  # said again whenever the plan or the key changes
+        "verbosity": 2,
+    }
 
 
 def task_preflight() -> Iterator[dict[str, Any]]:

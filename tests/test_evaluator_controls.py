@@ -18,6 +18,7 @@ def test_every_check_has_a_mutant() -> None:
     assert sorted(mutant_patches()) == sorted(m.ID for m in CHECKS)
 
 
+@pytest.mark.timeout(3600)  # sixteen full evaluations; the benchmark script measures the speed
 def test_all_controls_match(tmp_path: Path) -> None:
     pytest.importorskip("evaluator.controls.materialize")
     code = run_controls(evidence_dir=tmp_path)

@@ -42,11 +42,10 @@ from publish.views import (
     parse_time,
 )
 from records.io import RecordError, atomic_write_text
-from records.layout import EVIDENCE_DIR, REPO_ROOT
+from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
 
 SITE_SRC = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
-BUILD_DIR = REPO_ROOT / "build"
 VIEWPORT_ORDER = (360, 768, 1440)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from publish.render import BUILD_DIR
+from records.layout import BUILD_DIR
 
 
 def main() -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from dodo import PIPELINE
 from records.layout import REPO_ROOT, round_paths
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
@@ -28,8 +29,12 @@ def test_kill_minus_nine_mid_session_then_doit_completes(tmp_path: Path) -> None
     env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND=ROUND)
     units = round_paths(ROUND, evidence).units_dir
     first = subprocess.Popen(
-        [sys.executable, "-m", "doit"], cwd=REPO_ROOT, env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "doit", *PIPELINE],
+        cwd=REPO_ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 600
@@ -44,7 +49,11 @@ def test_kill_minus_nine_mid_session_then_doit_completes(tmp_path: Path) -> None
         first.wait()
 
     second = subprocess.run(
-        [sys.executable, "-m", "doit"], cwd=REPO_ROOT, env=env, text=True, capture_output=True,
+        [sys.executable, "-m", "doit", *PIPELINE],
+        cwd=REPO_ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
         timeout=1800,
     )
     assert second.returncode == 0, second.stdout[-4000:] + second.stderr[-4000:]

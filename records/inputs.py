@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from records.io import RecordError, describe_validation_error, read_json
+from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
@@ -136,18 +136,8 @@ class RoundSettings(Strict):
         return BENCHMARK_DIR / self.cohort
 
 
-def _load(path: Path, model: type[Strict]) -> Strict:
-    data = read_json(path)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise RecordError(describe_validation_error(path, exc)) from exc
-
-
 def load_cohort(path: Path) -> Cohort:
-    cohort = _load(path, Cohort)
-    assert isinstance(cohort, Cohort)
-    return cohort
+    return read_record(path, Cohort)
 
 
 def rounds_dir() -> Path:
@@ -163,8 +153,7 @@ def load_round(round_id: str) -> RoundSettings:
     if not path.exists():
         known = sorted(p.stem for p in rounds_dir().glob("*.json"))
         raise RecordError(f"{path}: no such round {round_id!r}; known rounds: {', '.join(known)}")
-    settings = _load(path, RoundSettings)
-    assert isinstance(settings, RoundSettings)
+    settings = read_record(path, RoundSettings)
     if settings.round_id != round_id:
         raise RecordError(
             f"{path}: field round_id: {settings.round_id!r} does not match the file name"

@@ -226,6 +226,8 @@ def task_evaluate() -> Iterator[dict[str, Any]]:
 
 
 def unit_evidence_files(*names: str) -> list[str]:
+    """The named files of every scheduled unit that has them; session.json is always listed,
+    so a unit whose session record is missing stops the stage instead of being skipped."""
     return [
         str(path)
         for unit, *_ in scheduled_units()

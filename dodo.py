@@ -1,7 +1,7 @@
 """siteos-bench pipeline: `doit list` explains every stage; `doit` runs what is outstanding.
 
 The round is chosen with SITEOS_ROUND (default: the offline `demo` round served by the project's
-own OpenRouter simulator). Staleness is by content (md5). Paid stages (preflight, session) run once
+own OpenRouter simulator). Staleness is by content (md5). Paid stages (preflight, unit) run once
 per unit: their targets are never cleaned and never rebuilt; evaluation, scoring and the site are
 derived from evidence and rebuild when their inputs change.
 """
@@ -17,7 +17,6 @@ from typing import Any
 from doit import create_after
 from doit.tools import config_changed
 
-from harness.freeze import EVALUATOR_SOURCES
 from records.hashing import tree_files
 from records.inputs import load_cohort, load_round, round_settings_path
 from records.layout import (
@@ -27,7 +26,9 @@ from records.layout import (
     REPO_ROOT,
     STARTER_DIR,
     controls_json,
+    evaluator_source_files,
     round_paths,
+    scoring_source_files,
 )
 
 ROUND = os.environ.get("SITEOS_ROUND", "demo")
@@ -37,7 +38,7 @@ PATHS = round_paths(ROUND)
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
 # The stages of a round, in order; a plain `doit` also runs the evaluator controls.
-PIPELINE = ["freeze", "calibrate", "spend", "preflight", "order", "session", "evaluate"]
+PIPELINE = ["freeze", "calibrate", "spend", "preflight", "order", "unit", "evaluate"]
 PIPELINE += ["packets", "score", "site"]
 
 DOIT_CONFIG: dict[str, Any] = {
@@ -62,12 +63,8 @@ def files_below(*roots: Path, suffixes: tuple[str, ...] | None = None) -> list[s
 
 
 # What an evaluation depends on: the evaluator and sandbox sources, not scoring or the controls.
-EVALUATOR_FILES = [
-    path
-    for path in files_below(*EVALUATOR_SOURCES, suffixes=(".py", ".js"))
-    if not Path(path).is_relative_to(REPO_ROOT / "evaluator" / "scoring")
-    and not Path(path).is_relative_to(REPO_ROOT / "evaluator" / "controls")
-]
+EVALUATOR_FILES = [str(path) for path in evaluator_source_files()]
+SCORING_FILES = [str(path) for path in scoring_source_files()]
 STARTER_FILES = files_below(STARTER_DIR)
 
 
@@ -192,7 +189,7 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
 
 
 @create_after(executed="order")
-def task_session() -> Iterator[dict[str, Any]]:
+def task_unit() -> Iterator[dict[str, Any]]:
     """Run each scored unit once, in frozen order: one fresh OpenCode session via the proxy."""
     previous: str | None = None
     for unit, key, rep, replacement in scheduled_units():
@@ -201,7 +198,7 @@ def task_session() -> Iterator[dict[str, Any]]:
             "actions": [
                 (stage, ["harness.unit:run_unit", ROUND, key, rep], {"replacement": replacement})
             ],
-            "task_dep": ["order", *([f"session:{previous}"] if previous else [])],
+            "task_dep": ["order", *([f"unit:{previous}"] if previous else [])],
             "targets": [str(PATHS.unit(unit).session)],
             "uptodate": RUN_ONCE,
         }
@@ -212,7 +209,7 @@ def evaluable_units() -> list[str]:
     return [unit for unit, *_ in scheduled_units() if PATHS.unit(unit).archive.exists()]
 
 
-@create_after(executed="session")
+@create_after(executed="unit")
 def task_evaluate() -> Iterator[dict[str, Any]]:
     """Evaluate each unit's final worktree: sandboxed build, 15 browser checks, gates, evidence."""
     for unit in evaluable_units():
@@ -240,7 +237,7 @@ def unit_evidence_files(*names: str) -> list[str]:
 def task_packets() -> dict[str, Any]:
     """Blind review packets: candidate codes, screenshots, video, anonymised diff; leak scan."""
     return {
-        "actions": [(stage, ["evaluator.scoring:build_packets", ROUND])],
+        "actions": [(stage, ["scoring:build_packets", ROUND])],
         "file_dep": unit_evidence_files(
             "session.json", "worktree.diff", "PROGRESS.md", "evaluation/result.json"
         ),
@@ -256,7 +253,7 @@ def review_sheets() -> list[str]:
 def task_score() -> dict[str, Any]:
     """The 100-point score: automated, reviews, verification, efficiency, cap 49, advancement."""
     return {
-        "actions": [(stage, ["evaluator.scoring:score_round", ROUND])],
+        "actions": [(stage, ["scoring:score_round", ROUND])],
         "file_dep": [
             *unit_evidence_files(
                 "session.json",
@@ -268,7 +265,7 @@ def task_score() -> dict[str, Any]:
             *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
             str(PATHS.codes),
             *review_sheets(),
-            *files_below(REPO_ROOT / "evaluator" / "scoring", suffixes=(".py",)),
+            *SCORING_FILES,
         ],
         "targets": [str(PATHS.leaderboard)],
     }

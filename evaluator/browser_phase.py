@@ -38,13 +38,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from evaluator import probes
+from evaluator import gate_probes as probes
 from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
 from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
 from evaluator.checks.base import CheckContext, CheckStopped, Facts
 from evaluator.data import DATA_FILE, VenueData, load_venues
-from evaluator.result import CheckResult, Diagnostic, Screenshot
 from evaluator.serve import StaticServer
+from records.evidence.evaluation import CheckResult, Diagnostic, Screenshot
 from records.io import write_json
 from records.tools import CHROMIUM
 

@@ -13,15 +13,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.evaluate import evaluate, summary
-from evaluator.result import EvaluationResult
+from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import write_record
 from records.layout import EVIDENCE_DIR, STARTER_DIR, round_paths
+from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
-EXPECTED_SCORE = 26
 STARTER_PASSES = {
     "catalogue-listing",
     "no-overflow",
@@ -33,23 +31,6 @@ STARTER_PASSES = {
 }
 
 
-class Calibration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    round_id: str
-    passed: bool
-    automated_score: int
-    expected_score: int = EXPECTED_SCORE
-    checks_executed: int
-    hard_gate_failed: bool
-    missing_core_journeys: list[str]
-    install_ok: bool
-    build_ok: bool
-    failed_checks: list[str]
-    expected_failed_checks: list[str]
-    reasons: list[str]
-    result: str
-    duration_s: float
 
 
 def judge(result: EvaluationResult) -> list[str]:
@@ -73,8 +54,11 @@ def judge(result: EvaluationResult) -> list[str]:
         reasons.append(f"core journeys not detected as missing: {', '.join(found)}")
     if not result.hard_gate_failed:
         reasons.append("the hard gate did not fail")
-    if result.automated_score != EXPECTED_SCORE:
-        reasons.append(f"automated score {result.automated_score}/60, expected exactly 26/60")
+    if result.automated_score != CALIBRATION_SCORE:
+        reasons.append(
+            f"automated score {result.automated_score}/{MAX_AUTOMATED}, "
+            f"expected exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}"
+        )
     for check in result.checks:
         should = check.id in STARTER_PASSES
         if check.passed != should and check.executed:
@@ -129,5 +113,8 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         for reason in reasons:
             print(f"  - {reason}", file=sys.stderr)
         return 1
-    print(f"calibration passed: exactly {EXPECTED_SCORE}/60, wrote {paths.calibration}")
+    print(
+        f"calibration passed: exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}, "
+        f"wrote {paths.calibration}"
+    )
     return 0

@@ -13,7 +13,7 @@ from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_
 from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
 from evaluator.data import DATA_FILE
 from evaluator.gates import capped, compute_gates
-from evaluator.result import (
+from records.evidence.evaluation import (
     CheckResult,
     CoreJourneys,
     Diagnostic,

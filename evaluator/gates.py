@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.checks import CORE_JOURNEYS
-from evaluator.result import CheckResult, GateResult
+from records.evidence.evaluation import CheckResult, GateResult
 
 GATE_IDS = [
     "install-build",

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from evaluator.evaluate import evaluate
-from evaluator.result import EvaluationResult
+from records.evidence.evaluation import EvaluationResult
 from records.layout import EVIDENCE_DIR, round_paths
 
 

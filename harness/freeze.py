@@ -10,38 +10,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
-from records.hashing import file_sha256, source_sha256, tree_sha256
+from records.evidence.round import FrozenInputs, RoundRecord
+from records.hashing import file_sha256, files_sha256, tree_sha256
 from records.inputs import load_cohort, load_round, round_settings_path
 from records.io import read_record, write_record
-from records.layout import EVIDENCE_DIR, PROMPT_FILE, REPO_ROOT, STARTER_DIR, round_paths
+from records.layout import (
+    EVIDENCE_DIR,
+    PROMPT_FILE,
+    REPO_ROOT,
+    STARTER_DIR,
+    evaluator_source_files,
+    round_paths,
+    scoring_source_files,
+)
 from records.tools import tool_versions
-
-EVALUATOR_SOURCES = (REPO_ROOT / "evaluator", REPO_ROOT / "sandbox")
-
-
-class FrozenInputs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    prompt_sha256: str
-    starter_tree_sha256: str
-    cohort_sha256: str
-    settings_sha256: str
-
-
-class RoundRecord(BaseModel):
-    """`evidence/<round>/round.json`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    round_id: str
-    frozen_at: str
-    seed: int
-    cohort_file: str
-    inputs: FrozenInputs
-    evaluator_sha256: str
-    tool_versions: dict[str, str | None]
 
 
 class FrozenInputsChanged(RuntimeError):
@@ -49,7 +31,12 @@ class FrozenInputsChanged(RuntimeError):
 
 
 def evaluator_sha256() -> str:
-    return source_sha256(EVALUATOR_SOURCES, suffixes=(".py", ".js"))
+    """The judge's code: the evaluator's source set from the layout (also doit's dependency)."""
+    return files_sha256(evaluator_source_files(), REPO_ROOT)
+
+
+def scoring_sha256() -> str:
+    return files_sha256(scoring_source_files(), REPO_ROOT)
 
 
 def current_inputs(round_id: str) -> FrozenInputs:
@@ -96,6 +83,7 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
         cohort_file=settings.cohort,
         inputs=inputs,
         evaluator_sha256=evaluator_sha256(),
+        scoring_sha256=scoring_sha256(),
         tool_versions=tool_versions(),
     )
     if (

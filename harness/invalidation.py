@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from harness.gateway_records import GatewaySummary
-from harness.session_records import (
+from records.evidence.gateway import GatewaySummary
+from records.evidence.session import (
     FailureClass,
     Identity,
     IdentityVerdict,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from harness.session_evidence import now_iso
-from harness.session_records import OrderRecord, PreflightRecord
+from harness.session.evidence import now_iso
+from records.evidence.round import OrderRecord, PreflightRecord
 from records.inputs import load_cohort, load_round
 from records.io import read_record, write_record
 from records.layout import EVIDENCE_DIR, round_paths, unit_id

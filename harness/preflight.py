@@ -17,20 +17,15 @@ import tempfile
 from pathlib import Path
 
 from harness.agents import Agent, default_agent
+from harness.gateway.client import OpenRouterClient
 from harness.invalidation import check_identity
-from harness.openrouter_client import OpenRouterClient
-from harness.session_evidence import AGENT_STDERR, now_iso, remove_scratch, save_commands
-from harness.session_gateway import Upstream, round_gateway
-from harness.session_records import (
-    CatalogueCheck,
-    NotTestableClass,
-    PreflightRecord,
-    ProbeRecord,
-)
-from harness.session_run import SessionFiles, run_session
-from harness.session_sandbox import isolation_for, require_isolation
+from harness.session.evidence import AGENT_STDERR, now_iso, remove_scratch, save_commands
+from harness.session.run import SessionFiles, run_session
+from harness.session.sandbox import isolation_for, require_isolation
+from harness.session.upstream import Upstream, round_gateway
+from harness.session.worktree import final_diff, git_init
 from harness.unit import scratch_root
-from harness.worktree import final_diff, git_init
+from records.evidence.round import CatalogueCheck, NotTestableClass, PreflightRecord, ProbeRecord
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import atomic_write_bytes, read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths

@@ -10,8 +10,9 @@ from __future__ import annotations
 import getpass
 from pathlib import Path
 
-from harness.session_evidence import now_iso
-from harness.session_records import ReplacementRecord, SessionRecord
+from harness.session.evidence import now_iso
+from records.evidence.round import ReplacementRecord
+from records.evidence.session import SessionRecord
 from records.io import read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths, unit_id
 

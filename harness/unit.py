@@ -17,37 +17,38 @@ from pathlib import Path
 
 from harness import order as run_order
 from harness.agents import Agent, default_agent
-from harness.freeze import RoundRecord
-from harness.gateway_records import GatewaySummary, summarize
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.progress import Progress
 from harness.replacement import replacement_record, unit_name
-from harness.session_evidence import (
+from harness.session.evidence import (
     AGENT_STDERR,
-    RunningMarker,
     end_leftovers,
     evidence_present,
     new_marker,
     now_iso,
     read_marker,
     remove_scratch,
+    runner_alive,
     save_commands,
     save_worktree_evidence,
     write_marker,
 )
-from harness.session_gateway import Upstream, round_gateway
-from harness.session_records import (
+from harness.session.run import SessionFiles, SessionOutcome, run_session
+from harness.session.sandbox import isolation_for, require_isolation
+from harness.session.upstream import Upstream, round_gateway
+from harness.session.worktree import create_worktree, private_npm_cache
+from records import layout
+from records.evidence.gateway import GatewaySummary, summarize
+from records.evidence.round import RoundRecord
+from records.evidence.session import (
     Ceilings,
     Identity,
     Isolation,
+    RunningMarker,
     SessionRecord,
     StopStatus,
     Tokens,
 )
-from harness.session_run import SessionFiles, SessionOutcome, run_session
-from harness.session_sandbox import isolation_for, require_isolation
-from harness.worktree import create_worktree, private_npm_cache
-from records import layout
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
@@ -227,7 +228,7 @@ def run_unit(
     )
     marker = read_marker(paths)
     if marker is not None:
-        if marker.runner_alive():
+        if runner_alive(marker):
             raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")
         return _recover(run, marker)
     replacing = None

@@ -12,12 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evaluator.calibration import Calibration
-from evaluator.result import EvaluationResult
-from evaluator.scoring.leaderboard import Leaderboard
-from harness.freeze import RoundRecord
-from harness.session_records import OrderRecord, PreflightRecord, ReplacementRecord, SessionRecord
 from publish import contracts
+from records.evidence.evaluation import Calibration, EvaluationResult
+from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
+from records.evidence.scoring import Leaderboard
+from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, describe_validation_error, read_json, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths

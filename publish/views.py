@@ -6,10 +6,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from evaluator.scoring.advancement import MARGIN
-from evaluator.scoring.leaderboard import LeaderboardRow
-from evaluator.scoring.model import Component, DimensionScore
 from publish.sources import RoundEvidence, UnitEvidence
+from records.evidence.scoring import Component, DimensionScore, LeaderboardRow
+from scoring.advancement import MARGIN
 
 DIMENSIONS = (
     ("functional", "Functional", 25),

@@ -52,12 +52,10 @@ def tree_sha256(root: Path, excluded_dirs: Iterable[str] = TREE_EXCLUDED_DIRS) -
     return digest.hexdigest()
 
 
-def source_sha256(roots: Iterable[Path], suffixes: tuple[str, ...] = (".py",)) -> str:
-    """Hash of the files with `suffixes` below each root (paths relative to the root's parent)."""
+def files_sha256(files: Iterable[Path], base: Path) -> str:
+    """Hash of (path relative to `base`, content) of each file, in the given order."""
     digest = hashlib.sha256()
-    for root in roots:
-        for path in tree_files(root, TREE_EXCLUDED_DIRS | {"__pycache__"}):
-            if path.suffix in suffixes:
-                digest.update(f"{path.relative_to(root.parent).as_posix()}\0".encode())
-                digest.update(path.read_bytes())
+    for path in files:
+        digest.update(f"{path.relative_to(base).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()

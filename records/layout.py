@@ -39,6 +39,42 @@ BUILD_DIR = (
 )
 
 
+# The judge's code, defined once: round.json hashes these and doit's stages depend on them.
+# The evaluator's controls (reference solution, mutants) are judged by the controls stage.
+EVALUATOR_SOURCES = (REPO_ROOT / "evaluator", REPO_ROOT / "sandbox", REPO_ROOT / "records")
+EVALUATOR_EXCLUDED = (REPO_ROOT / "evaluator" / "controls",)
+SCORING_SOURCES = (REPO_ROOT / "scoring", REPO_ROOT / "records")
+SOURCE_SUFFIXES = (".py", ".js")
+_NOT_SOURCE_DIRS = {"node_modules", "dist", ".git", "__pycache__"}
+
+
+def source_files(
+    roots: tuple[Path, ...],
+    excluded: tuple[Path, ...] = (),
+    suffixes: tuple[str, ...] = SOURCE_SUFFIXES,
+) -> list[Path]:
+    """The source files below `roots` (sorted, deduplicated), skipping `excluded` folders."""
+    found: set[Path] = set()
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            here = Path(folder)
+            dirs[:] = [
+                d for d in dirs if d not in _NOT_SOURCE_DIRS and here / d not in excluded
+            ]
+            found.update(here / f for f in files if Path(f).suffix in suffixes)
+    return sorted(found)
+
+
+def evaluator_source_files() -> list[Path]:
+    """Everything that decides a unit's `result.json`."""
+    return source_files(EVALUATOR_SOURCES, EVALUATOR_EXCLUDED)
+
+
+def scoring_source_files() -> list[Path]:
+    """Everything that decides `leaderboard.json` from evaluation results and reviews."""
+    return source_files(SCORING_SOURCES)
+
+
 def unit_id(model_key: str, repetition: int = 1) -> str:
     """Unit ids leave room for repetitions (Round 1 runs three per route)."""
     return f"{model_key}-r{repetition}"

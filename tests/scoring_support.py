@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluator.result import EvaluationResult
-from evaluator.scoring.evidence import RoundContext
-from harness.session_records import SessionRecord
+from records.evidence.evaluation import EvaluationResult
+from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort
 from records.io import write_record
 from records.layout import BENCHMARK_DIR, round_paths
+from scoring.evidence import RoundContext
 
 CHECKS = [  # the acceptance contract's 15 checks: id, dimension, points
     ("catalogue-listing", "functional", 4),

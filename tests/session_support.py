@@ -16,10 +16,10 @@ import pytest
 
 import harness.freeze as freeze_stage
 import harness.preflight
-import harness.session_gateway
+import harness.session.upstream
 import harness.unit
-from harness.simulator import Simulator
-from harness.simulator.script import load_script
+from harness.gateway.simulator import Simulator
+from harness.gateway.simulator.script import load_script
 from records import layout
 from records.inputs import Candidate, Cohort, load_cohort, load_round
 
@@ -104,7 +104,7 @@ def install(scratch: Path, setattr: Callable[[Any, str, Any], None]) -> dict[str
 
     setattr(harness.unit, "load_cohort", cohort)
     setattr(harness.preflight, "load_cohort", cohort)
-    setattr(harness.session_gateway, "Simulator", _SimulatorShim(simulator))
+    setattr(harness.session.upstream, "Simulator", _SimulatorShim(simulator))
     return scripts
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from scoring_support import CHECKS, GATES
 
-from evaluator.calibration import Calibration
-from evaluator.result import (
+from records.evidence.evaluation import (
+    Calibration,
     CheckResult,
     CoreJourneys,
     Diagnostic,
@@ -27,24 +27,20 @@ from evaluator.result import (
     Screenshot,
     Timings,
 )
-from evaluator.scoring.pipeline import score_round
-from harness.freeze import FrozenInputs, RoundRecord
-from harness.gateway_records import GatewaySummary
-from harness.session_records import (
-    AgentInfo,
+from records.evidence.gateway import GatewaySummary
+from records.evidence.round import (
     CatalogueCheck,
-    Ceilings,
-    Identity,
-    Isolation,
+    FrozenInputs,
     OrderRecord,
     PreflightRecord,
     ProbeRecord,
-    SessionRecord,
-    Tokens,
+    RoundRecord,
 )
+from records.evidence.session import AgentInfo, Ceilings, Identity, Isolation, SessionRecord, Tokens
 from records.inputs import load_cohort, load_round
 from records.io import write_json, write_record
 from records.layout import controls_json, round_paths
+from scoring.pipeline import score_round
 
 ROUND = "round-0"
 STARTER_FAILS = {

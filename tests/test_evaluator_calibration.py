@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from evaluator_fixtures import materialize_static_atlas
 
-from evaluator.calibration import Calibration, calibrate
+from evaluator.calibration import calibrate
 from evaluator.evaluate import evaluate
+from records.evidence.evaluation import Calibration
 from records.io import read_record
 from records.layout import round_paths
 

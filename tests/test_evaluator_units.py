@@ -13,8 +13,8 @@ from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.checks.base import has_count
 from evaluator.data import load_venues
 from evaluator.gates import GATE_IDS, capped, compute_gates
-from evaluator.result import CheckResult, EvaluationResult
 from evaluator.serve import StaticServer, resolve
+from records.evidence.evaluation import CheckResult, EvaluationResult
 
 CONTRACT = {
     "catalogue-listing": ("functional", 4),

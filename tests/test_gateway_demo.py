@@ -16,10 +16,10 @@ import openai
 import pytest
 from gateway_support import drive, loopback_only
 
-from harness.gateway_errors import ErrorClass
-from harness.gateway_proxy import RecordingProxy
-from harness.gateway_records import GatewayPolicy, GatewaySummary, read_exchanges, summarize
-from harness.simulator import Simulator, load_script
+from harness.gateway.errors import ErrorClass
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator, load_script
+from records.evidence.gateway import GatewayPolicy, GatewaySummary, read_exchanges, summarize
 from records.inputs import load_cohort, load_round
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
@@ -164,7 +164,7 @@ def test_tree_sources_exist() -> None:
     reference = REPO_ROOT / "evaluator" / "controls" / "reference"
     if not reference.is_dir():
         pytest.skip("reference overlay not present yet")
-    from harness.simulator.turns import tree_files
+    from harness.gateway.simulator.turns import tree_files
 
     for candidate in COHORT.candidates:
         script = load_script(BENCHMARK_DIR / (candidate.scripted_model or ""))

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from gateway_support import files_containing, loopback_only, script
 
-from harness.gateway_proxy import RecordingProxy
-from harness.gateway_records import GatewayPolicy, read_exchanges, summarize
-from harness.simulator import Simulator
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator
+from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 from records.layout import TOOLS_DIR
 
 OPENCODE = TOOLS_DIR / "opencode" / "node_modules" / ".bin" / "opencode"

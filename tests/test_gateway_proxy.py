@@ -12,10 +12,10 @@ import openai
 import pytest
 from gateway_support import drive, files_containing, loopback_only, script
 
-from harness.gateway_errors import ErrorClass
-from harness.gateway_proxy import RecordingProxy
-from harness.gateway_records import GatewayPolicy, read_exchanges, summarize
-from harness.simulator import Simulator
+from harness.gateway.errors import ErrorClass
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator
+from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 
 FAKE_KEY = "sk-or-v1-FAKEKEY-0123456789abcdef-DO-NOT-LEAK"
 SWAPPED = "lab/cheaper-0"

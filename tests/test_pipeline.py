@@ -133,7 +133,7 @@ def test_evaluator_change_reruns_evaluation_not_sessions(demo: tuple[dict[str, s
         found = status(env)
     finally:
         source.write_bytes(original)
-    sessions = {k: v for k, v in found.items() if k.startswith("session:")}
+    sessions = {k: v for k, v in found.items() if k.startswith("unit:")}
     evaluations = {k: v for k, v in found.items() if k.startswith("evaluate:")}
     preflights = {k: v for k, v in found.items() if k.startswith("preflight:")}
     assert sessions and set(sessions.values()) == {"U"}
@@ -154,7 +154,7 @@ def test_review_sheet_change_rescores_only(demo: tuple[dict[str, str], Path]) ->
         sheet.unlink()
     assert found["score"] == "R"
     assert found["packets"] == "U"
-    assert {v for k, v in found.items() if k.startswith(("evaluate:", "session:"))} == {"U"}
+    assert {v for k, v in found.items() if k.startswith(("evaluate:", "unit:"))} == {"U"}
 
 
 def test_changed_prompt_inside_a_scored_round_is_refused(demo: tuple[dict[str, str], Path]) -> None:

@@ -9,8 +9,8 @@ import pytest
 from session_support import demo_round
 
 from harness.preflight import run_preflight
-from harness.session_records import PreflightRecord
-from harness.session_sandbox import bwrap_available
+from harness.session.sandbox import bwrap_available
+from records.evidence.round import PreflightRecord
 from records.io import read_record
 from records.layout import round_paths
 from records.tools import OPENCODE

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from scoring_support import session
 
-from evaluator.scoring.efficiency import cost_points, minutes, score_efficiency, time_points
+from scoring.efficiency import cost_points, minutes, score_efficiency, time_points
 
 
 @pytest.mark.parametrize(

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from scoring_support import CHECKS, make_round, make_unit, result, session
 
-from evaluator.scoring.__main__ import main
-from evaluator.scoring.codes import load_codes
-from evaluator.scoring.evidence import RoundContext
-from evaluator.scoring.leaderboard import Leaderboard
-from evaluator.scoring.packets import build_round_packets
-from evaluator.scoring.pipeline import score_context
+from records.evidence.scoring import Leaderboard
 from records.io import read_record
+from scoring.__main__ import main
+from scoring.codes import load_codes
+from scoring.evidence import RoundContext
+from scoring.packets import build_round_packets
+from scoring.pipeline import score_context
 
 
 def build_round(tmp_path: Path) -> RoundContext:

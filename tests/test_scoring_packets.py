@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 from scoring_support import demo_cohort, make_round, make_unit, result, session
 
-from evaluator.scoring.anonymise import (
+from records.inputs import load_cohort
+from records.io import RecordError
+from records.layout import BENCHMARK_DIR, STARTER_DIR
+from scoring.anonymise import (
     LeakError,
     identity_pattern,
     identity_strings,
     leak_scan,
     scrub,
 )
-from evaluator.scoring.codes import CODE_LENGTH, assign_codes, draw_code, load_codes
-from evaluator.scoring.packets import build_round_packets
-from records.inputs import load_cohort
-from records.io import RecordError
-from records.layout import BENCHMARK_DIR, STARTER_DIR
+from scoring.codes import CODE_LENGTH, assign_codes, draw_code, load_codes
+from scoring.packets import build_round_packets
 
 
 def test_codes_are_drawn_once_and_appended(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_codes_are_drawn_once_and_appended(tmp_path: Path) -> None:
 def test_code_collisions_take_the_next_attempt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evaluator.scoring.codes as codes
+    import scoring.codes as codes
 
     monkeypatch.setattr(codes, "draw_code", lambda seed, unit, attempt=0: f"C-{attempt:04d}")
     record = codes.assign_codes(tmp_path / "codes.json", "r", 1, ["a", "b"])
@@ -70,7 +70,7 @@ def test_every_cohort_string_is_scrubbed(name: str) -> None:
 
 
 def leak_scan_text(text: str) -> list[str]:
-    from evaluator.scoring.anonymise import find_identities
+    from scoring.anonymise import find_identities
 
     return [m.group(0) for m in find_identities(text, PATTERN)]
 
@@ -159,7 +159,7 @@ def test_packets_are_sorted_by_code_and_skip_unreviewable_units(tmp_path: Path) 
 
 
 def test_leak_scan_fails_the_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evaluator.scoring.packets as packets
+    import scoring.packets as packets
 
     ctx, _ = leaky_unit(tmp_path)
     monkeypatch.setattr(packets, "scrub", lambda text, pattern, money=False: (text, 0))

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.scoring.reviews import Review, aggregate, read_reviews
+from records.evidence.scoring import Review
 from records.io import RecordError
+from scoring.reviews import aggregate, read_reviews
 
 CODES = {"C-AAAA", "C-BBBB"}
 

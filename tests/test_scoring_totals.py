@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.scoring.advancement import Entry, rank
-from evaluator.scoring.model import DimensionScore
-from evaluator.scoring.totals import DIMENSIONS, total
+from records.evidence.scoring import DimensionScore
+from scoring.advancement import Entry, rank
+from scoring.totals import DIMENSIONS, total
 
 MAXIMA = dict(zip(DIMENSIONS, (25, 20, 15, 20, 10, 5, 5), strict=True))
 

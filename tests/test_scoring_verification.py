@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from scoring_support import TRUTHFUL_PROGRESS, result, write_events
 
-from evaluator.scoring.events import read_bash_calls, segments
-from evaluator.scoring.verification import kinds, score_verification
+from scoring.events import read_bash_calls, segments
+from scoring.verification import kinds, score_verification
 
 
 @pytest.mark.parametrize(

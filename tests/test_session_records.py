@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from harness.agents.opencode import OpenCodeAgent, opencode_config
-from harness.gateway_records import GatewaySummary
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.preflight import run_preflight
-from harness.session_gateway import MissingApiKey
-from harness.session_sandbox import FORWARDER, SandboxSpec
+from harness.session.sandbox import FORWARDER, SandboxSpec
+from harness.session.upstream import MissingApiKey
+from records.evidence.gateway import GatewaySummary
 from records.layout import REPO_ROOT, TOOLS_DIR
 
 REFERENCE = Path("/work/shared/reference/opencode-1.17.18/run-format-json-events.jsonl")

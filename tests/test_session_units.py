@@ -16,11 +16,11 @@ from session_support import demo_round, freeze_demo
 
 from harness import order as run_order
 from harness.replacement import ReplacementRefused, create_replacement
-from harness.session_process import process_alive
-from harness.session_records import PreflightRecord
-from harness.session_sandbox import bwrap_available
+from harness.session.process import process_alive
+from harness.session.sandbox import bwrap_available
 from harness.unit import UnitRefused, run_unit
 from records import layout
+from records.evidence.round import PreflightRecord
 from records.io import write_record
 from records.layout import round_paths
 from records.tools import OPENCODE

@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from evaluator.browser import SETTLE_TIMEOUT_MS, VIEWPORTS, RequestLog, run_axe, settle
 from evaluator.data import VenueData
-from evaluator.result import Diagnostic
+from records.evidence.evaluation import Diagnostic
 
 ACTION_TIMEOUT_MS = 4000
 H1_TIMEOUT_MS = 3000

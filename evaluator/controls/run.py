@@ -22,32 +22,16 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from evaluator.checks import BY_ID
 from evaluator.evaluate import evaluate
-from evaluator.result import MAX_AUTOMATED
+from records.evidence.controls import ControlRow
+from records.evidence.evaluation import MAX_AUTOMATED
 from records.io import read_json, write_json
 from records.layout import EVIDENCE_DIR, controls_dir, controls_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
 
 
-class ControlRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    control: str
-    check: str | None
-    description: str
-    expected_score: int
-    actual_score: int | None
-    expected_failed_checks: list[str]
-    actual_failed_checks: list[str]
-    gates_failed: list[str]
-    match: bool
-    reason: str = ""
-    result: str | None = None
-    duration_s: float = 0.0
 
 
 def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:

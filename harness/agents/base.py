@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.session_records import AgentInfo
-from harness.session_sandbox import SandboxSpec
+from harness.session.sandbox import SandboxSpec
+from records.evidence.session import AgentInfo
 
 OUTPUT_LIMIT = 4000
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.agents.base import AgentTrace, CommandRun, Launch, truncate
-from harness.session_records import AgentInfo
-from harness.session_sandbox import SandboxSpec
+from harness.session.sandbox import SandboxSpec
+from records.evidence.session import AgentInfo
 from records.tools import OPENCODE
 
 VERSION = "1.17.18"

@@ -1,0 +1,1 @@
+"""The gateway side of the harness: OpenRouter client, recording proxy, simulator."""

@@ -1,0 +1,37 @@
+"""`python -m harness.gateway.simulator --port P (--models-dir DIR | --cohort FILE)`: serve.
+
+Runs until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+from harness.gateway.simulator.server import Simulator
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.gateway.simulator", description=__doc__
+    )
+    parser.add_argument("--port", type=int, default=0, help="0 = any free port")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--models-dir", type=Path, help="folder of scripted-model JSON files")
+    source.add_argument("--cohort", type=Path, help="a cohort file whose candidates name scripts")
+    parser.add_argument("--api-key", default=None, help="accept only this key (default: any)")
+    args = parser.parse_args(argv)
+    if args.models_dir:
+        sim = Simulator.from_dir(args.models_dir, port=args.port, api_key=args.api_key)
+    else:
+        sim = Simulator.from_cohort(args.cohort.resolve(), port=args.port, api_key=args.api_key)
+    print(f"simulator serving {len(sim.models)} models at {sim.base_url}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        sim.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

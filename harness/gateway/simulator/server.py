@@ -1,0 +1,309 @@
+"""An OpenRouter-compatible HTTP server on 127.0.0.1 that serves scripted models."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from harness.gateway.simulator import render
+from harness.gateway.simulator.script import ScriptedModel, load_script, load_scripts
+from harness.gateway.simulator.turns import Reply, ScriptError, materialise
+from records.inputs import load_cohort
+from records.layout import BENCHMARK_DIR, REPO_ROOT
+
+API = "/api/v1"
+PARAMETERS = {
+    "tools", "tool_choice", "reasoning", "include_reasoning", "max_tokens", "temperature",
+    "top_p", "top_k", "stop", "seed", "response_format", "structured_outputs",
+    "frequency_penalty", "presence_penalty", "repetition_penalty", "logprobs", "top_logprobs",
+}  # fmt: skip
+NO_ENDPOINTS = "No endpoints found that can handle the requested parameters."
+
+
+class Simulator:
+    """`with Simulator(scripts) as sim: sim.base_url` — a threaded server on 127.0.0.1."""
+
+    def __init__(
+        self,
+        scripts: list[ScriptedModel],
+        *,
+        port: int = 0,
+        repo_root: Path = REPO_ROOT,
+        api_key: str | None = None,
+        generation_lag_seconds: float = 0.1,
+    ) -> None:
+        self.models = {s.catalogue.id: s for s in scripts}
+        self.repo_root = repo_root
+        self.api_key = api_key
+        self.generation_lag_seconds = generation_lag_seconds
+        self.generations: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.requests: list[dict[str, Any]] = []  # chat bodies received, for tests
+        self.stopping = threading.Event()
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self._server.daemon_threads = True
+        self._server.simulator = self  # type: ignore[attr-defined]
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_dir(cls, models_dir: Path, **kwargs: Any) -> Simulator:
+        return cls(load_scripts(models_dir), **kwargs)
+
+    @classmethod
+    def from_cohort(cls, cohort_path: Path, **kwargs: Any) -> Simulator:
+        """Every candidate's `scripted_model` (relative to benchmark/)."""
+        cohort = load_cohort(cohort_path)
+        paths = [BENCHMARK_DIR / c.scripted_model for c in cohort.candidates if c.scripted_model]
+        return cls([load_script(p) for p in paths], **kwargs)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{API}"
+
+    def start(self) -> Simulator:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="simulator", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> Simulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def next_generation_id(self) -> str:
+        return f"gen-{int(time.time())}-{next(self._ids):06d}"
+
+    def remember(self, generation_id: str, reply: Reply, streamed: bool) -> None:
+        created = datetime.now(UTC).isoformat()
+        record = render.generation_record(reply, generation_id, created, streamed)
+        with self._lock:
+            self.generations[generation_id] = (time.monotonic(), record)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "openrouter-simulator/1"
+
+    @property
+    def sim(self) -> Simulator:
+        return self.server.simulator  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: Any) -> None:
+        self._send(status, json.dumps(data).encode())
+
+    def _error(self, status: int, message: str, metadata: dict[str, Any] | None = None) -> None:
+        self._send(status, render.error_body(status, message, metadata))
+
+    def _authorised(self) -> bool:
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Bearer ") or not auth[7:].strip():
+            self._error(401, "No auth credentials found")
+            return False
+        if self.sim.api_key is not None and auth[7:].strip() != self.sim.api_key:
+            self._error(401, "User not found.")
+            return False
+        return True
+
+    # -- routes --------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        url = urlsplit(self.path)
+        path = url.path.rstrip("/")
+        if not path.startswith(API):
+            return self._error(404, "Not Found")
+        route = path[len(API) :]
+        if route == "/models":
+            return self._models(parse_qs(url.query))
+        if route.startswith("/models/") and route.endswith("/endpoints"):
+            return self._endpoints(route[len("/models/") : -len("/endpoints")])
+        if not self._authorised():
+            return None
+        if route == "/generation":
+            return self._generation(parse_qs(url.query).get("id", [""])[0])
+        if route == "/key":
+            return self._json(200, {"data": _KEY})
+        return self._error(404, "Not Found")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if urlsplit(self.path).path.rstrip("/") != f"{API}/chat/completions":
+            return self._error(404, "Not Found")
+        if not self._authorised():
+            return None
+        try:
+            body = json.loads(raw)
+            assert isinstance(body, dict)
+        except (json.JSONDecodeError, AssertionError, UnicodeDecodeError):
+            return self._error(400, "Invalid JSON body")
+        with self.sim._lock:
+            self.sim.requests.append(body)
+        return self._chat(body)
+
+    def _models(self, query: dict[str, list[str]]) -> None:
+        wanted = [p for v in query.get("supported_parameters", []) for p in v.split(",") if p]
+        entries = [
+            _catalogue_entry(s)
+            for s in self.sim.models.values()
+            if s.catalogue.listed and all(p in s.catalogue.supported_parameters for p in wanted)
+        ]
+        self._json(200, {"data": entries})
+
+    def _endpoints(self, model_id: str) -> None:
+        script = self.sim.models.get(model_id)
+        if script is None or not script.catalogue.listed:
+            return self._error(404, f"Model {model_id} not found")
+        cat = script.catalogue
+        endpoint = {
+            "name": f"{cat.provider_name} | {cat.id}",
+            "model_id": cat.id,
+            "model_name": cat.name,
+            "context_length": cat.context_length,
+            "pricing": cat.pricing,
+            "provider_name": cat.provider_name,
+            "tag": cat.provider_name.lower().replace(" ", "-"),
+            "quantization": "unknown",
+            "max_completion_tokens": cat.max_completion_tokens,
+            "max_prompt_tokens": None,
+            "supported_parameters": cat.supported_parameters,
+            "status": 0,
+            "uptime_last_30m": 100,
+        }
+        data = {"id": cat.id, "name": cat.name, "created": cat.created, "description": "",
+                "architecture": _ARCHITECTURE, "endpoints": [endpoint]}  # fmt: skip
+        self._json(200, {"data": data})
+
+    def _generation(self, generation_id: str) -> None:
+        with self.sim._lock:
+            entry = self.sim.generations.get(generation_id)
+        if entry is None or time.monotonic() - entry[0] < self.sim.generation_lag_seconds:
+            return self._error(404, f"Generation {generation_id} not found")
+        return self._json(200, {"data": entry[1]})
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        model_id = str(body.get("model") or "")
+        script = self.sim.models.get(model_id)
+        if script is None or not script.catalogue.listed:
+            return self._error(400, f"{model_id} is not a valid model ID")
+        provider = body.get("provider") if isinstance(body.get("provider"), dict) else {}
+        if provider and provider.get("require_parameters"):
+            missing = sorted(
+                k
+                for k in body
+                if k in PARAMETERS and k not in script.catalogue.supported_parameters
+            )
+            if missing:
+                return self._error(404, NO_ENDPOINTS, {"missing_parameters": missing})
+        generation_id = self.sim.next_generation_id()
+        try:
+            reply = materialise(script, body, self.sim.repo_root, f"call_{generation_id[-6:]}")
+        except ScriptError as exc:  # 400, not 5xx: agents retry 5xx forever
+            return self._error(400, f"scripted model {model_id}: {exc}", {"simulator": "script"})
+        if reply.delay_seconds and self.sim.stopping.wait(reply.delay_seconds):
+            return None
+        error = reply.error
+        if error is not None and error.kind == "hang":
+            self.sim.stopping.wait(error.hang_seconds)
+            self.close_connection = True
+            return None
+        if error is not None and error.kind == "http":
+            meta = error.metadata or {"provider_name": reply.provider}
+            return self._send(
+                error.status, render.error_body(error.code or error.status, error.message, meta)
+            )
+        created = int(time.time())
+        streamed = bool(body.get("stream"))
+        if error is None:
+            self.sim.remember(generation_id, reply, streamed)
+        if not streamed:
+            return self._json(200, render.json_body(reply, generation_id, created))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for event in render.sse_events(reply, generation_id, created):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        return None
+
+
+_ARCHITECTURE = {
+    "modality": "text->text",
+    "input_modalities": ["text"],
+    "output_modalities": ["text"],
+    "tokenizer": "Other",
+    "instruct_type": None,
+}
+
+_KEY = {
+    "label": "sk-or-v1-sim...000",
+    "limit": 100,
+    "limit_remaining": 100,
+    "limit_reset": None,
+    "usage": 0,
+    "is_free_tier": False,
+    "is_management_key": False,
+}
+
+
+def _catalogue_entry(script: ScriptedModel) -> dict[str, Any]:
+    cat = script.catalogue
+    entry: dict[str, Any] = {
+        "id": cat.id,
+        "canonical_slug": cat.canonical_slug,
+        "name": cat.name,
+        "created": cat.created,
+        "description": script.description,
+        "context_length": cat.context_length,
+        "architecture": _ARCHITECTURE,
+        "pricing": {"request": "0", "image": "0", **cat.pricing},
+        "top_provider": {
+            "context_length": cat.context_length,
+            "max_completion_tokens": cat.max_completion_tokens,
+            "is_moderated": False,
+        },
+        "per_request_limits": None,
+        "supported_parameters": cat.supported_parameters,
+        "links": {"details": f"{API}/models/{cat.id}/endpoints"},
+    }
+    if cat.reasoning is not None:
+        entry["reasoning"] = cat.reasoning.model_dump()
+    return entry

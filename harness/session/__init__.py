@@ -1,0 +1,1 @@
+"""One agent session: worktree, sandbox profile, process, upstream choice, evidence."""

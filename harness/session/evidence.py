@@ -1,0 +1,105 @@
+"""A unit's evidence files and its `.running` marker (crash safety).
+
+The marker is written before any request can cost money and removed only after session.json is
+written. A marker without session.json means the runner died mid-session: the next call records
+the unit as a harness failure with whatever evidence exists instead of running it again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness.agents.base import AgentTrace
+from harness.session.process import kill_group
+from harness.session.worktree import archive_bytes, final_diff
+from records.evidence.session import RunningMarker
+from records.io import atomic_write_bytes, read_record, write_json, write_record
+from records.layout import UnitPaths
+
+AGENT_STDERR = "agent.stderr.log"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def process_start_time(pid: int) -> str | None:
+    """Field 22 of /proc/<pid>/stat: tells a live process from a reused pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+
+
+def runner_alive(marker: RunningMarker) -> bool:
+    """Is the runner that wrote `marker` still the same live process?"""
+    return marker.runner_start is not None and process_start_time(marker.runner_pid) == (
+        marker.runner_start
+    )
+
+
+def write_marker(paths: UnitPaths, marker: RunningMarker) -> None:
+    write_record(paths.running_marker, marker)
+
+
+def read_marker(paths: UnitPaths) -> RunningMarker | None:
+    if not paths.running_marker.exists():
+        return None
+    try:
+        return read_record(paths.running_marker, RunningMarker)
+    except ValueError:
+        return None
+
+
+def new_marker(unit: str, scratch: Path, worktree: Path) -> RunningMarker:
+    pid = os.getpid()
+    return RunningMarker(
+        unit=unit,
+        runner_pid=pid,
+        runner_start=process_start_time(pid),
+        scratch=str(scratch),
+        worktree=str(worktree),
+        started_at=now_iso(),
+    )
+
+
+def end_leftovers(marker: RunningMarker) -> None:
+    """Kill an agent process group the dead runner left behind (unsandboxed runs)."""
+    if marker.agent_pgid is not None and not runner_alive(marker):
+        kill_group(marker.agent_pgid, grace=0.5)
+
+
+def save_worktree_evidence(paths: UnitPaths, worktree: Path, base: str | None) -> None:
+    """worktree.diff, worktree.tar.gz and PROGRESS.md as the session left them."""
+    if not worktree.is_dir():
+        return
+    if base:
+        atomic_write_bytes(paths.diff, final_diff(worktree, base))
+    atomic_write_bytes(paths.archive, archive_bytes(worktree))
+    progress = worktree / "PROGRESS.md"
+    if progress.is_file() and not progress.is_symlink():
+        atomic_write_bytes(paths.progress, progress.read_bytes())
+
+
+def save_commands(paths: UnitPaths, trace: AgentTrace) -> None:
+    write_json(paths.commands, [c.as_json() for c in trace.commands])
+
+
+def evidence_present(paths: UnitPaths) -> list[str]:
+    names = [p.name for p in paths.root.iterdir() if p.is_file()] if paths.root.is_dir() else []
+    return sorted(n for n in names if not n.startswith("."))
+
+
+def remove_scratch(scratch: Path) -> None:
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def describe(marker: RunningMarker) -> str:
+    return json.dumps(marker.model_dump(), sort_keys=True)

@@ -1,0 +1,149 @@
+"""One agent session through the recording proxy inside the sandbox: shared by units and probes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.agents.base import Agent, AgentTrace
+from harness.progress import Progress
+from harness.session.process import ProcessOutcome, run_process
+from harness.session.sandbox import SandboxSpec
+from harness.session.upstream import Upstream, unit_proxy
+from records.evidence.gateway import GatewaySummary, summarize
+from records.evidence.session import Isolation, StopStatus
+from records.inputs import Candidate, RoundSettings
+
+OUTAGE_SECONDS = 300.0
+CEILING_STOPS: dict[str, StopStatus] = {
+    "time": "time_ceiling",
+    "outage": "provider_outage",
+    "step_ceiling": "step_ceiling",
+    "budget_ceiling": "budget_ceiling",
+}
+
+
+class OutageWatch:
+    """Ends a session whose gateway has failed for `seconds` without one good response.
+
+    OpenCode retries upstream 5xx forever; this stops a dead provider before the wall clock.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.good = 0
+        self.errors_at_good = 0
+        self.since = time.monotonic()
+
+    def __call__(self, requests: int, errors: int, refused: int) -> bool:
+        good = requests - errors - refused
+        if good != self.good:
+            self.good, self.errors_at_good, self.since = good, errors, time.monotonic()
+            return False
+        failing = errors - self.errors_at_good
+        return failing >= 2 and time.monotonic() - self.since >= self.seconds
+
+
+@dataclass
+class SessionFiles:
+    events: Path
+    gateway: Path
+    stderr: Path
+
+
+@dataclass
+class SessionOutcome:
+    process: ProcessOutcome
+    trace: AgentTrace
+    gateway: GatewaySummary
+    stop_status: StopStatus
+    isolation: Isolation
+
+
+def stop_status(process: ProcessOutcome, gateway: GatewaySummary) -> StopStatus:
+    """The runner's ceiling if it ended the process, else a ceiling the proxy enforced."""
+    if process.ceiling is not None:
+        return CEILING_STOPS[process.ceiling]
+    if gateway.step_ceiling_hit:
+        return "step_ceiling"
+    if gateway.budget_ceiling_hit:
+        return "budget_ceiling"
+    return "completed"
+
+
+def run_session(
+    *,
+    agent: Agent,
+    upstream: Upstream,
+    candidate: Candidate,
+    settings: RoundSettings,
+    worktree: Path,
+    home: Path,
+    socket_dir: Path,
+    files: SessionFiles,
+    title: str,
+    prompt: bytes,
+    isolated: bool,
+    wall_clock_seconds: float,
+    progress: Progress | None = None,
+    on_start: Callable[[int], None] | None = None,
+    outage_seconds: float = OUTAGE_SECONDS,
+) -> SessionOutcome:
+    """Start the proxy, launch the agent in its sandbox, wait under the ceilings, summarise."""
+    socket_dir.mkdir(parents=True, exist_ok=True)
+    files.gateway.touch()
+    files.events.touch()
+    with unit_proxy(
+        upstream, candidate, settings, files.gateway, socket_dir / "proxy.sock"
+    ) as proxy:
+        spec = SandboxSpec(
+            worktree=worktree,
+            home=home,
+            gateway_socket=proxy.socket_path,
+            gateway_port=proxy.port,
+            isolated=isolated,
+        )
+        launch = agent.prepare(
+            spec, route=candidate.route, reasoning=candidate.reasoning, title=title, prompt=prompt
+        )
+        argv = spec.argv(launch.command)
+        env = spec.host_env() if not isolated else {"PATH": "/usr/bin:/bin"}
+
+        def tick(elapsed: float) -> None:
+            if progress is not None:
+                state = proxy.state
+                progress.update("session", state.steps, state.cost_usd)
+
+        outage = OutageWatch(outage_seconds)
+
+        def ceiling() -> str | None:
+            state = proxy.state
+            if state.ceiling:
+                return state.ceiling
+            return (
+                "outage" if outage(state.requests, state.upstream_errors, state.refused) else None
+            )
+
+        process = run_process(
+            argv,
+            env=env,
+            stdin=launch.stdin,
+            stdout=files.events,
+            stderr=files.stderr,
+            wall_clock_seconds=wall_clock_seconds,
+            ceiling_hit=ceiling,
+            on_start=on_start,
+            on_tick=tick,
+            cwd=worktree if not isolated else None,
+        )
+        isolation = spec.isolation()
+    gateway = summarize(files.gateway)
+    return SessionOutcome(
+        process=process,
+        trace=agent.read_trace(files.events),
+        gateway=gateway,
+        stop_status=stop_status(process, gateway),
+        isolation=isolation,
+    )

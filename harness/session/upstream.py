@@ -1,0 +1,79 @@
+"""The gateway a round's sessions talk to: the in-process simulator (demo) or OpenRouter (paid).
+
+`round_gateway(settings)` yields the upstream base URL and key for the duration of a call;
+`unit_proxy(...)` wraps it in the recording proxy that every agent request goes through.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator
+from records.evidence.gateway import GatewayPolicy
+from records.inputs import Candidate, RoundSettings
+
+SIMULATOR_KEY = "sk-siteos-simulator"
+
+
+class MissingApiKey(RuntimeError):
+    """A paid round needs OPENROUTER_API_KEY in the environment."""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    kind: str
+    base_url: str
+    api_key: str
+
+    @property
+    def paid(self) -> bool:
+        return self.kind == "openrouter"
+
+
+def api_key_for(settings: RoundSettings) -> str:
+    key = os.environ.get("OPENROUTER_API_KEY", "").strip()
+    if not key:
+        raise MissingApiKey(
+            f"round {settings.round_id!r} uses the real OpenRouter gateway and spends money: set "
+            "OPENROUTER_API_KEY in the environment (it reaches only the recording proxy, never the "
+            "agent or the evidence). The offline demo round needs no key: SITEOS_ROUND=demo."
+        )
+    return key
+
+
+@contextmanager
+def round_gateway(settings: RoundSettings) -> Iterator[Upstream]:
+    """The round's upstream: a simulator started for this call, or the real gateway."""
+    if settings.gateway.kind == "openrouter":
+        yield Upstream("openrouter", settings.gateway.base_url, api_key_for(settings))
+        return
+    with Simulator.from_cohort(settings.cohort_path, api_key=SIMULATOR_KEY) as sim:
+        yield Upstream("simulator", sim.base_url, SIMULATOR_KEY)
+
+
+@contextmanager
+def unit_proxy(
+    upstream: Upstream,
+    candidate: Candidate,
+    settings: RoundSettings,
+    log_path: Path,
+    socket_path: Path,
+) -> Iterator[RecordingProxy]:
+    """The recording proxy with the frozen policy and this round's step and budget ceilings."""
+    proxy = RecordingProxy(
+        upstream=upstream.base_url,
+        api_key=upstream.api_key,
+        log_path=log_path,
+        policy=GatewayPolicy(reasoning=candidate.reasoning),
+        step_ceiling=settings.ceilings.steps,
+        budget_usd=settings.ceilings.budget_usd,
+        socket_path=socket_path,
+        fetch_generation=upstream.paid,
+    )
+    with proxy:
+        yield proxy

@@ -1,0 +1,1 @@
+"""Every persisted evidence record, one module per evidence area."""

@@ -1,0 +1,22 @@
+"""`evidence/controls.json`: the evaluator controls, expected vs actual, one row per control."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ControlRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    control: str
+    check: str | None
+    description: str
+    expected_score: int
+    actual_score: int | None
+    expected_failed_checks: list[str]
+    actual_failed_checks: list[str]
+    gates_failed: list[str]
+    match: bool
+    reason: str = ""
+    result: str | None = None
+    duration_s: float = 0.0

@@ -1,0 +1,156 @@
+"""The evaluator's output record, `result.json`. Other tools rely on these field names.
+
+Required names: automated_score, max_automated, checks[] {id, dimension, points, max_points,
+executed, passed, diagnostics[] {expected, seen, url, viewport, selector}}, gates[] {id, failed,
+reason}, hard_gate_failed, core_journeys {filter, detail, enquiry}, timings, tool_versions.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from records.base import Record
+from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+
+Dimension = Literal["functional", "responsive", "accessibility"]
+JourneyStatus = Literal["passed", "failed"]
+
+RESULT_SCHEMA_VERSION = 1
+
+
+
+
+class Diagnostic(Record):
+    """One observed problem: what the contract expects, what was seen, and where."""
+
+    expected: str
+    seen: str
+    url: str | None = None
+    viewport: str | None = Field(default=None, description="e.g. '360x800'")
+    selector: str | None = Field(
+        default=None, description="how the element was found: role/name/label, never a class"
+    )
+
+
+class CheckResult(Record):
+    id: str
+    dimension: Dimension
+    points: int = Field(ge=0)
+    max_points: int = Field(ge=1)
+    executed: bool = Field(description="false only when the check itself could not run")
+    passed: bool
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    proves: str = Field(default="", description="what the check proves (its docstring summary)")
+    duration_s: float = 0.0
+
+
+class GateResult(Record):
+    id: str
+    failed: bool
+    reason: str = ""
+
+
+class CoreJourneys(Record):
+    filter: JourneyStatus
+    detail: JourneyStatus
+    enquiry: JourneyStatus
+
+
+class StepLog(Record):
+    """One install/check/build step run in the sandbox."""
+
+    name: str
+    command: str
+    exit_code: int | None
+    ok: bool
+    timed_out: bool = False
+    output_capped: bool = False
+    duration_s: float
+    log: str = Field(description="log file, relative to the output folder")
+    summary: str
+
+
+class Screenshot(Record):
+    page: str
+    state: str
+    viewport: str
+    path: str = Field(description="relative to the output folder")
+    url: str
+
+
+class Timings(Record):
+    copy_s: float = 0.0
+    install_s: float = 0.0
+    check_s: float = 0.0
+    build_s: float = 0.0
+    browser_s: float = 0.0
+    checks_s: float = 0.0
+    evidence_s: float = Field(default=0.0, description="screenshots (part of checks_s)")
+    total_s: float = 0.0
+
+
+class EvaluationResult(Record):
+    schema_version: int = RESULT_SCHEMA_VERSION
+    app_dir: str
+    automated_score: int = Field(ge=0, le=MAX_AUTOMATED)
+    max_automated: int = MAX_AUTOMATED
+    capped_score: int = Field(
+        ge=0, le=MAX_AUTOMATED, description="automated_score, capped at 49 when a gate failed"
+    )
+    checks: list[CheckResult]
+    gates: list[GateResult]
+    hard_gate_failed: bool
+    core_journeys: CoreJourneys
+    checks_executed: int
+    evaluator_error: str | None = Field(
+        default=None,
+        description="set when the evaluator (not the submission) failed; the result is then "
+        "not a valid measurement",
+    )
+    install_ok: bool
+    check_ok: bool
+    build_ok: bool
+    steps: list[StepLog] = Field(default_factory=list)
+    timings: Timings
+    tool_versions: dict[str, str | None]
+    screenshots: list[Screenshot] = Field(default_factory=list)
+    video: str | None = None
+    axe_report: str | None = None
+    trace: str | None = None
+    blocked_requests: list[str] = Field(
+        default_factory=list, description="non-loopback requests the page tried (all aborted)"
+    )
+    unsettled: list[str] = Field(
+        default_factory=list, description="pages whose animations did not settle in time"
+    )
+
+    def check(self, check_id: str) -> CheckResult:
+        for item in self.checks:
+            if item.id == check_id:
+                return item
+        raise KeyError(check_id)
+
+    @property
+    def failed_checks(self) -> list[str]:
+        return [c.id for c in self.checks if not c.passed]
+
+
+class Calibration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    round_id: str
+    passed: bool
+    automated_score: int
+    expected_score: int = CALIBRATION_SCORE
+    checks_executed: int
+    hard_gate_failed: bool
+    missing_core_journeys: list[str]
+    install_ok: bool
+    build_ok: bool
+    failed_checks: list[str]
+    expected_failed_checks: list[str]
+    reasons: list[str]
+    result: str
+    duration_s: float

@@ -1,0 +1,120 @@
+"""Round-level evidence: round.json (frozen inputs), preflight, order.json, replacements."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from records.base import Record
+from records.evidence.session import (
+    AgentInfo,
+    FailureClass,
+    IdentityVerdict,
+    Isolation,
+    StopStatus,
+)
+
+
+NotTestableClass = Literal["catalogue", "route_provider", "adapter_unstable"]
+
+
+class ProbeRecord(Record):
+    """One isolated file-edit + shell probe (`probe-<n>/probe.json`)."""
+
+    probe: int
+    passed: bool
+    file_edited: bool
+    command_ran: bool
+    stop_status: StopStatus
+    exit_code: int | None
+    elapsed_seconds: float
+    steps: int
+    identity_verdict: IdentityVerdict
+    observed_models: list[str] = Field(default_factory=list)
+    upstream_errors: int = 0
+    error_classes: list[str] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    detail: str = ""
+
+
+class CatalogueCheck(Record):
+    route: str
+    expected_slug: str
+    present: bool
+    canonical_slug: str | None = None
+    slug_matches: bool = False
+    supported_parameters: list[str] = Field(default_factory=list)
+    tools_supported: bool = False
+    passed: bool = False
+    detail: str = ""
+
+
+class PreflightRecord(Record):
+    """`evidence/<round>/preflight/<model>/preflight.json`: the route's qualification."""
+
+    schema_version: int = 1
+    round_id: str
+    model_key: str
+    route: str
+    expected_slug: str
+    agent: AgentInfo
+    gateway_kind: Literal["simulator", "openrouter"]
+    isolation: Isolation
+    catalogue: CatalogueCheck
+    probes: list[ProbeRecord] = Field(default_factory=list)
+    probes_required: int
+    qualified: bool
+    verdict: Literal["qualified", "not_testable"]
+    reason_class: NotTestableClass | None = None
+    reason: str = ""
+    cost_usd: float = 0.0
+    started_at: str
+    finished_at: str
+
+
+class OrderRecord(Record):
+    """`evidence/<round>/order.json`: the frozen run order of qualified routes."""
+
+    round_id: str
+    seed: int
+    drawn_at: str
+    qualified: list[str]
+    not_testable: list[str]
+    order: list[str] = Field(description="unit ids in run order")
+
+
+class ReplacementRecord(Record):
+    """`units/<replacement>/replacement.json`: why a failed unit got one replacement."""
+
+    round_id: str
+    replaced_unit: str
+    replacement_unit: str
+    failure_class: FailureClass
+    reason: str
+    created_at: str
+    created_by: str
+
+
+class FrozenInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_sha256: str
+    starter_tree_sha256: str
+    cohort_sha256: str
+    settings_sha256: str
+
+
+class RoundRecord(BaseModel):
+    """`evidence/<round>/round.json`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    round_id: str
+    frozen_at: str
+    seed: int
+    cohort_file: str
+    inputs: FrozenInputs
+    evaluator_sha256: str
+    scoring_sha256: str | None = None  # schema 2; absent in round.json files of schema 1
+    tool_versions: dict[str, str | None]

@@ -1,0 +1,228 @@
+"""Scoring evidence: codes.json, packets, reviews, leaderboard.json; every number cites its source."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from records.base import Record
+from records.evidence.session import Tokens
+from records.rubric import ADVANCE_MARGIN as MARGIN
+from records.rubric import ADVANCE_TOP as TOP
+from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
+
+
+UnitStatus = Literal[
+    "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"
+]
+ReviewStatus = Literal["complete", "no_reviews", "awaiting_second_review", "awaiting_third_review"]
+
+
+class Component(Record):
+    """One scored part of a dimension and the evidence that produced it."""
+
+    name: str
+    points: float
+    max_points: float
+    reason: str
+    sources: list[str] = Field(
+        default_factory=list,
+        description="evidence, relative to the round folder, e.g. 'units/u/events.jsonl:12'",
+    )
+
+
+class DimensionScore(Record):
+    """A dimension's points (None when not measured) and the components that add up to them."""
+
+    points: float | None
+    max_points: float
+    provisional: bool = False
+    components: list[Component] = Field(default_factory=list)
+    note: str = ""
+
+
+class CodeEntry(Record):
+    unit: str
+    code: str
+
+
+class CodesRecord(Record):
+    """`evidence/<round>/codes.json` (not part of any packet: it maps codes to units)."""
+
+    round_id: str
+    seed: int
+    scheme: str = Field(default="C- + 4 chars of sha256('siteos-code:<seed>:<unit>:<attempt>')")
+    codes: list[CodeEntry] = Field(default_factory=list)
+
+    def code_of(self, unit: str) -> str:
+        for entry in self.codes:
+            if entry.unit == unit:
+                return entry.code
+        raise KeyError(f"no candidate code for unit {unit!r}")
+
+    def unit_of(self, code: str) -> str:
+        for entry in self.codes:
+            if entry.code == code:
+                return entry.unit
+        raise KeyError(f"unknown candidate code {code!r}")
+
+
+class PacketEntry(Record):
+    code: str
+    files: list[str]
+
+
+class PacketIndex(Record):
+    """`packets/index.json`: sorted by code; no unit, identity, time or order information."""
+
+    round_id: str
+    codes: list[str]
+    packets: list[PacketEntry]
+
+
+class Review(Record):
+    reviewer: str
+    code: str
+    visual: float | None
+    code_quality: float | None
+    notes: str = ""
+    source: str = Field(description="file and row, e.g. 'reviews/alice.csv:3'")
+
+
+class ReviewerScore(Record):
+    reviewer: str
+    score: float
+    source: str
+
+
+class ManualScore(Record):
+    """One manual dimension of one code: the scores, the aggregate and whether it is final."""
+
+    dimension: Literal["visual", "code_quality"]
+    max_points: float
+    scores: list[ReviewerScore] = Field(default_factory=list)
+    points: float = 0.0
+    status: ReviewStatus = "no_reviews"
+    gap: float | None = None
+    reason: str = ""
+
+    @property
+    def provisional(self) -> bool:
+        return self.status != "complete"
+
+
+class Explanation(Record):
+    """Where one number of the row comes from."""
+
+    field: str
+    value: str
+    sources: list[str]
+    detail: str = ""
+
+
+class Breakdown(Record):
+    functional: DimensionScore
+    responsive: DimensionScore
+    accessibility: DimensionScore
+    visual: DimensionScore
+    code: DimensionScore
+    verification: DimensionScore
+    efficiency: DimensionScore
+
+
+class GateFailure(Record):
+    id: str
+    reason: str
+
+
+class Advancement(Record):
+    advanced: bool
+    reason: str
+    tied_with: list[str] = Field(default_factory=list, description="candidate codes")
+    behind_fifth: float | None = None
+
+
+class ReviewState(Record):
+    visual: ReviewStatus
+    code: ReviewStatus
+
+
+class LeaderboardRow(Record):
+    unit: str
+    candidate_code: str | None
+    model_key: str
+    route: str
+    display_name: str
+    repetition: int
+    replacement_of: str | None = None
+    status: UnitStatus
+    status_reasons: list[str] = Field(default_factory=list)
+    breakdown: Breakdown | None = None
+    automated_score: float | None = None
+    raw_total: float | None = None
+    total: float | None = None
+    capped: bool = False
+    provisional: bool = False
+    reviews: ReviewState | None = None
+    eligible: bool = False
+    gates_failed: list[GateFailure] = Field(default_factory=list)
+    checks_not_executed: list[str] = Field(default_factory=list)
+    rank: int | None = None
+    advancement: Advancement
+    elapsed_seconds: float
+    cost_usd: float | None
+    tokens: Tokens
+    stop_status: str
+    exit_code: int | None
+    validity: str
+    invalid_reasons: list[str] = Field(default_factory=list)
+    failure_class: str
+    failure_detail: str = ""
+    identity_verdict: str
+    explanations: list[Explanation] = Field(default_factory=list)
+
+
+class NotTestable(Record):
+    model_key: str
+    display_name: str
+    route: str
+    reason_class: str | None
+    reason: str
+    source: str
+
+
+class Tie(Record):
+    total: float
+    codes: list[str]
+
+
+class Rules(Record):
+    max_points: float = 100.0
+    gate_cap: float = GATE_CAP
+    tie_rule: str = TIE_RULE
+    advancement: str = (
+        f"top {TOP} gate-eligible units plus every eligible unit within {MARGIN:g} points of fifth"
+    )
+    third_review: str = (
+        f"a third review is required when the first two visual scores differ by more than "
+        f"{THIRD_REVIEW_GAP['visual']:g} or code scores by more than "
+        f"{THIRD_REVIEW_GAP['code_quality']:g}; until then the average is shown as provisional"
+    )
+    aggregation: str = "median of all reviews (the average of two)"
+
+
+class Leaderboard(Record):
+    """The round's result; rows are ranked units, then gate failures, then the rows listed apart."""
+
+    schema_version: int = 1
+    round_id: str
+    provisional: bool
+    rules: Rules = Field(default_factory=Rules)
+    fifth_total: float | None
+    advancing: list[str] = Field(description="candidate codes")
+    ties: list[Tie] = Field(default_factory=list)
+    units: list[LeaderboardRow]
+    not_testable: list[NotTestable] = Field(default_factory=list)
+
+

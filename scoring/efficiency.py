@@ -1,0 +1,89 @@
+"""Operational efficiency (5 points) from `session.json`.
+
+- 2: completion without intervention: `stop_status == "completed"` (no step/time/budget ceiling,
+  no crash) and no human intervention.
+- 1: elapsed ≤ 20:00 (1200 s); 0.5 when > 1200 s and ≤ 30:00 (1800 s); else 0. Seconds are
+  compared unrounded except for float noise (rounded to the millisecond): 1200.0 earns 1,
+  1200.001 earns 0.5.
+- 1: clean exit: exit code 0 and not crashed.
+- 1: cost ≤ $5.00; 0.5 when ≤ $10.00; else 0. The cost is `session.cost_usd`, which the harness
+  takes from the gateway record (never the agent's estimate), rounded to 1e-9 USD against float
+  summation noise. Unknown cost earns 0.
+"""
+
+from __future__ import annotations
+
+from records.evidence.scoring import Component, DimensionScore
+from records.evidence.session import SessionRecord
+from scoring.model import add
+
+FULL_TIME_S = 20 * 60
+HALF_TIME_S = 30 * 60
+FULL_COST_USD = 5.0
+HALF_COST_USD = 10.0
+
+
+def minutes(seconds: float) -> str:
+    """`m:ss`, with milliseconds only when present: 1200 → 20:00, 1200.5 → 20:00.500."""
+    total = round(seconds, 3)
+    whole_minutes, rest = divmod(total, 60)
+    text = f"{int(whole_minutes)}:{int(rest):02d}"
+    return text if rest == int(rest) else f"{text}.{round((rest - int(rest)) * 1000):03d}"
+
+
+def time_points(elapsed_seconds: float) -> float:
+    elapsed = round(elapsed_seconds, 3)
+    if elapsed <= FULL_TIME_S:
+        return 1.0
+    return 0.5 if elapsed <= HALF_TIME_S else 0.0
+
+
+def cost_points(cost_usd: float | None) -> float:
+    if cost_usd is None:
+        return 0.0
+    cost = round(cost_usd, 9)
+    if cost <= FULL_COST_USD:
+        return 1.0
+    return 0.5 if cost <= HALF_COST_USD else 0.0
+
+
+def score_efficiency(session: SessionRecord, source: str = "session.json") -> DimensionScore:
+    """Operational efficiency out of 5, each component citing its session.json fields."""
+    finished = session.stop_status == "completed" and not session.human_intervention
+    clean = session.exit_code == 0 and session.stop_status != "crashed"
+    cost = session.cost_usd
+    components = [
+        Component(
+            name="completion",
+            points=2.0 if finished else 0.0,
+            max_points=2.0,
+            reason=f"stop_status {session.stop_status}"
+            + (", human intervention" if session.human_intervention else ""),
+            sources=[f"{source}#stop_status", f"{source}#human_intervention"],
+        ),
+        Component(
+            name="time",
+            points=time_points(session.elapsed_seconds),
+            max_points=1.0,
+            reason=f"elapsed {minutes(session.elapsed_seconds)} (≤ 20:00 earns 1, ≤ 30:00 0.5)",
+            sources=[f"{source}#elapsed_seconds"],
+        ),
+        Component(
+            name="clean_exit",
+            points=1.0 if clean else 0.0,
+            max_points=1.0,
+            reason=f"exit code {session.exit_code}, stop_status {session.stop_status}",
+            sources=[f"{source}#exit_code"],
+        ),
+        Component(
+            name="cost",
+            points=cost_points(cost),
+            max_points=1.0,
+            reason=(f"gateway cost ${cost:.4f}" if cost is not None else "gateway cost unknown")
+            + " (≤ $5.00 earns 1, ≤ $10.00 earns 0.5)",
+            sources=[f"{source}#cost_usd"],
+        ),
+    ]
+    return DimensionScore(
+        points=add(*(c.points for c in components)), max_points=5.0, components=components
+    )

@@ -1,0 +1,280 @@
+"""`evidence/<round>/leaderboard.json`: every unit's status, score breakdown and advancement.
+
+Statuses, decided in this order:
+- `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
+- `invalid`: the session is invalid (reasons shown) or its events.jsonl is missing; never ranked;
+- `evaluation_failed`: no usable result.json, an evaluator error, or a check not executed on a
+  submission that installed and built (evaluator/browser failure); listed apart, never scored
+  as a model failure. A failed install or build is the model's own: `gate_failed`;
+- `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
+- `ranked`: scored and gate-eligible.
+Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
+them. A scored row is provisional while any manual dimension lacks its required reviews.
+"""
+
+from __future__ import annotations
+
+import json
+
+from records.evidence.scoring import (
+    Advancement,
+    Breakdown,
+    CodesRecord,
+    Explanation,
+    GateFailure,
+    Leaderboard,
+    LeaderboardRow,
+    NotTestable,
+    Review,
+    ReviewState,
+    Tie,
+    UnitStatus,
+)
+from records.io import RecordError, read_json
+from scoring.advancement import TIE_RULE, Entry, rank
+from scoring.efficiency import minutes, score_efficiency
+from scoring.events import read_bash_calls
+from scoring.evidence import RoundContext, UnitEvidence
+from scoring.reviews import aggregate
+from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
+from scoring.verification import score_verification
+
+STATUS_ORDER = (
+    "ranked",
+    "gate_failed",
+    "evaluation_failed",
+    "provider_outage",
+    "harness_failure",
+    "invalid",
+)
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def _status(ctx: RoundContext, unit: UnitEvidence) -> tuple[UnitStatus, list[str], list[str]]:
+    """(status, reasons, checks not executed)."""
+    s = unit.session
+    if s.failure_class == "provider_outage":
+        return "provider_outage", [s.failure_detail or "provider outage"], []
+    if s.failure_class == "harness":
+        return "harness_failure", [s.failure_detail or "harness failure"], []
+    if s.validity != "valid":
+        return "invalid", list(s.invalid_reasons) or ["session marked invalid"], []
+    if not unit.paths.events.exists():
+        return "invalid", [f"required evidence missing: {ctx.rel(unit.paths.events)}"], []
+    if unit.result is None:
+        return "evaluation_failed", [unit.result_error or "no evaluation result"], []
+    # A submission whose install or build failed leaves nothing to check: that is the model's
+    # failure (the install-build gate), not the evaluator's, so its unrun checks score 0.
+    submission_built = unit.result.install_ok and unit.result.build_ok
+    not_run = [c.id for c in unit.result.checks if not c.executed] if submission_built else []
+    reasons = []
+    if unit.result.evaluator_error:
+        reasons.append(f"evaluator error: {unit.result.evaluator_error}")
+    if not_run:
+        reasons.append(f"checks not executed: {', '.join(not_run)}")
+    if reasons:
+        return "evaluation_failed", reasons, not_run
+    if unit.result.hard_gate_failed:
+        failed = [g.id for g in unit.result.gates if g.failed]
+        return "gate_failed", [f"hard gate failed: {', '.join(failed) or 'unnamed'}"], []
+    return "ranked", [], []
+
+
+def _row(
+    ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review]
+) -> tuple[LeaderboardRow, Entry | None]:
+    s = unit.session
+    try:
+        candidate = ctx.cohort.by_key(s.model_key)
+    except KeyError as exc:
+        raise RecordError(f"{unit.paths.session}: field model_key: {exc.args[0]}") from exc
+    status, reasons, not_run = _status(ctx, unit)
+    session_src = ctx.rel(unit.paths.session)
+    row = LeaderboardRow(
+        unit=unit.unit,
+        candidate_code=code,
+        model_key=s.model_key,
+        route=s.requested_route,
+        display_name=candidate.display_name,
+        repetition=s.repetition,
+        replacement_of=s.replacement_of,
+        status=status,
+        status_reasons=reasons,
+        checks_not_executed=not_run,
+        elapsed_seconds=s.elapsed_seconds,
+        cost_usd=s.cost_usd,
+        tokens=s.tokens,
+        stop_status=s.stop_status,
+        exit_code=s.exit_code,
+        validity=s.validity,
+        invalid_reasons=list(s.invalid_reasons),
+        failure_class=s.failure_class,
+        failure_detail=s.failure_detail,
+        identity_verdict=s.identity.verdict,
+        advancement=Advancement(advanced=False, reason=f"not ranked: {status}"),
+        explanations=[
+            Explanation(
+                field="elapsed_seconds",
+                value=minutes(s.elapsed_seconds),
+                sources=[f"{session_src}#elapsed_seconds"],
+                detail=f"stop: {s.stop_status}",
+            ),
+            Explanation(
+                field="cost_usd",
+                value=str(s.cost_usd),
+                sources=[f"{session_src}#cost_usd"],
+                detail="from the recording gateway proxy, not the agent's estimate",
+            ),
+            Explanation(
+                field="tokens", value=str(s.tokens.total), sources=[f"{session_src}#tokens"]
+            ),
+        ],
+    )
+    if status not in ("ranked", "gate_failed") or unit.result is None or code is None:
+        return row, None
+    result = unit.result
+    result_src = ctx.rel(unit.paths.result)
+    dims = automated_dimensions(result, result_src)
+    visual = aggregate(reviews, code, "visual")
+    quality = aggregate(reviews, code, "code_quality")
+    dims["visual"] = manual_dimension(visual)
+    dims["code"] = manual_dimension(quality)
+    calls = read_bash_calls(unit.paths.events)
+    dims["verification"] = score_verification(
+        calls,
+        unit.paths.progress,
+        result,
+        events_source=ctx.rel(unit.paths.events),
+        progress_source=ctx.rel(unit.paths.progress),
+        result_source=result_src,
+    )
+    dims["efficiency"] = score_efficiency(s, source=session_src)
+    summed = total(dims, result.hard_gate_failed)
+    automated = sum(float(c.points) for c in result.checks)
+    if automated != result.automated_score:
+        row.status_reasons.append(
+            f"{result_src}: automated_score {result.automated_score} differs from the checks' sum "
+            f"{automated:g}; the checks' sum is used"
+        )
+    row.breakdown = Breakdown(**dims)
+    row.automated_score = automated
+    row.raw_total, row.total = summed.raw_total, summed.total
+    row.capped, row.provisional = summed.capped, summed.provisional
+    row.reviews = ReviewState(visual=visual.status, code=quality.status)
+    row.gates_failed = [GateFailure(id=g.id, reason=g.reason) for g in result.gates if g.failed]
+    row.eligible = status == "ranked"
+    parts = " + ".join(f"{d} {(dims[d].points or 0):g}" for d in dims)
+    cap = f"; capped at {GATE_CAP:g} (hard gate failed)" if summed.capped else ""
+    row.explanations.append(
+        Explanation(
+            field="total",
+            value=f"{summed.total:g}",
+            sources=[result_src, session_src],
+            detail=f"{parts} = {summed.raw_total:g}{cap}"
+            + ("; provisional: reviews incomplete" if summed.provisional else ""),
+        )
+    )
+    if not row.eligible:
+        failed = ", ".join(g.id for g in row.gates_failed)
+        row.advancement = Advancement(
+            advanced=False, reason=f"ineligible: hard gate failed ({failed})"
+        )
+        return row, None
+    return row, Entry(unit.unit, code, summed.total, automated, s.cost_usd)
+
+
+def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
+    """Candidates whose preflight record says not testable (absent records are tolerated)."""
+    rows = []
+    for c in ctx.cohort.candidates:
+        path = ctx.paths.preflight(c.key)
+        if c.key in tested or not path.exists():
+            continue
+        data = read_json(path)
+        if (
+            not isinstance(data, dict)
+            or data.get("verdict") == "qualified"
+            or data.get("qualified")
+        ):
+            continue
+        rows.append(
+            NotTestable(
+                model_key=c.key,
+                display_name=c.display_name,
+                route=c.route,
+                reason_class=data.get("reason_class"),
+                reason=str(data.get("reason") or json.dumps(data.get("verdict"))),
+                source=ctx.rel(path),
+            )
+        )
+    return rows
+
+
+def build_leaderboard(
+    ctx: RoundContext, units: list[UnitEvidence], codes: CodesRecord, reviews: list[Review]
+) -> Leaderboard:
+    """Score every unit, rank the eligible ones and decide advancement."""
+    rows: list[LeaderboardRow] = []
+    entries: list[Entry] = []
+    for unit in units:
+        code = next((e.code for e in codes.codes if e.unit == unit.unit), None)
+        row, entry = _row(ctx, unit, code, reviews)
+        rows.append(row)
+        if entry is not None:
+            entries.append(entry)
+    placements, fifth = rank(entries)
+    by_unit = {r.unit: r for r in rows}
+    for key, placement in placements.items():
+        row = by_unit[key]
+        row.rank = placement.rank
+        row.advancement = Advancement(
+            advanced=placement.advanced,
+            reason=placement.reason,
+            tied_with=placement.tied_with,
+            behind_fifth=placement.behind_fifth,
+        )
+        row.explanations.append(
+            Explanation(
+                field="rank",
+                value=str(placement.rank),
+                sources=[],
+                detail=f"among {len(entries)} gate-eligible units; tie rule: {TIE_RULE}",
+            )
+        )
+    rows.sort(key=lambda r: (STATUS_ORDER.index(r.status), r.rank or 0, -(r.total or 0), r.unit))
+    ties: dict[float, list[str]] = {}
+    for entry in entries:
+        ties.setdefault(round(entry.total, 6), []).append(entry.code)
+    scored = [r for r in rows if r.status in ("ranked", "gate_failed")]
+    return Leaderboard(
+        round_id=ctx.round_id,
+        provisional=any(r.provisional for r in scored),
+        fifth_total=fifth,
+        advancing=[r.candidate_code for r in rows if r.advancement.advanced and r.candidate_code],
+        ties=[
+            Tie(total=t, codes=sorted(c))
+            for t, c in sorted(ties.items(), reverse=True)
+            if len(c) > 1
+        ],
+        units=rows,
+        not_testable=not_testable(ctx, {r.model_key for r in rows}),
+    )

@@ -1,0 +1,35 @@
+"""Pipeline entry points: plain functions a doit task, a test or `python -m` can call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from records.evidence.scoring import Leaderboard
+from records.io import write_record
+from scoring.codes import assign_codes
+from scoring.evidence import RoundContext, load_context, load_unit, unit_ids
+from scoring.leaderboard import build_leaderboard
+from scoring.packets import build_round_packets
+from scoring.reviews import read_reviews
+
+
+def build_packets(round_id: str, evidence_dir: Path | None = None) -> list[Path]:
+    """Draw missing candidate codes and (re)build every blind packet; fails on an identity leak."""
+    return build_round_packets(load_context(round_id, evidence_dir))
+
+
+def score_context(ctx: RoundContext) -> Leaderboard:
+    """Score the round in `ctx` and write its leaderboard.json."""
+    units = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
+    codes = assign_codes(
+        ctx.paths.codes, ctx.round_id, ctx.seed, [u.unit for u in units if u.reviewable]
+    )
+    reviews = read_reviews(ctx.paths.reviews_dir, {e.code for e in codes.codes})
+    board = build_leaderboard(ctx, units, codes, reviews)
+    write_record(ctx.paths.leaderboard, board)
+    return board
+
+
+def score_round(round_id: str, evidence_dir: Path | None = None) -> Leaderboard:
+    """Score every unit of the round from its evidence and write `leaderboard.json`."""
+    return score_context(load_context(round_id, evidence_dir))

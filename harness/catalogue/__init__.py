@@ -1,0 +1,37 @@
+"""Catalogue check: a round's cohort against an OpenRouter catalogue (snapshot file or live).
+
+    python -m harness.catalogue check [--round ROUND] [--catalogue FILE] [--json OUT] [--live]
+
+`source` loads catalogues, `check` compares (pure; the preflight uses the same function), `live`
+fetches `/api/v1/models`.
+"""
+
+from harness.catalogue.check import (
+    CatalogueReport,
+    Mismatch,
+    RouteCheck,
+    check_candidate,
+    check_cohort,
+    render_table,
+)
+from harness.catalogue.source import (
+    DEFAULT_SNAPSHOT,
+    Catalogue,
+    CatalogueRoute,
+    catalogue_from_models,
+    load_snapshot,
+)
+
+__all__ = [
+    "DEFAULT_SNAPSHOT",
+    "Catalogue",
+    "CatalogueReport",
+    "CatalogueRoute",
+    "Mismatch",
+    "RouteCheck",
+    "catalogue_from_models",
+    "check_candidate",
+    "check_cohort",
+    "load_snapshot",
+    "render_table",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from harness.catalogue.cli import main
+
+sys.exit(main())

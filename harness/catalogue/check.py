@@ -1,0 +1,380 @@
+"""The catalogue check: a cohort's frozen expectations against an OpenRouter catalogue.
+
+    check_candidate(candidate, catalogue) -> RouteCheck
+    check_cohort(cohort, catalogue, round_id=..., cohort_path=...) -> CatalogueReport
+
+Pure: no network, no clock except the report's `checked_at`. The same function serves the CLI
+(`python -m harness.catalogue check`) and the preflight's catalogue step, so they cannot disagree.
+
+Every mismatch names the candidate, the route and the field, and has a kind:
+
+- `route`: the methodology's catalogue gate (present, canonical slug equals the frozen one,
+  `tools` and `tool_choice` advertised). At preflight such a route is "not testable", class
+  `catalogue`; it is never silently replaced.
+- `input`: the cohort file disagrees with what the route documents (the frozen reasoning policy is
+  not "high where the route supports it, otherwise the documented default"). That is an error in
+  the frozen inputs, to be fixed before the round is frozen; it says nothing about the model.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.catalogue.source import Catalogue, CatalogueRoute, CatalogueSource, display_path
+from records.hashing import file_sha256
+from records.inputs import Candidate, Cohort
+
+OPENCODE_MAX_TOKENS = 32_000  # OpenCode 1.17.18 sends max_tokens 32000 on every request
+
+Policy = Literal["high", "default"]
+MismatchField = Literal["present", "canonical_slug", "tools", "tool_choice", "reasoning"]
+REQUIRED: tuple[Literal["tools", "tool_choice"], ...] = ("tools", "tool_choice")
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Mismatch(Record):
+    key: str
+    route: str
+    field: MismatchField
+    kind: Literal["route", "input"]
+    expected: str
+    found: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.route}): {self.field}: {self.detail}"
+
+
+class ReasoningCheck(Record):
+    documented: Literal["effort", "toggle", "none"] = Field(
+        description="effort: the route lists reasoning efforts; toggle: reasoning on/off only"
+    )
+    mandatory: bool | None = None
+    default_enabled: bool | None = None
+    supported_efforts: list[str] = Field(default_factory=list)
+    default_effort: str | None = None
+    policy: Policy = Field(description="the cohort's frozen reasoning policy")
+    expected_policy: Policy = Field(description="high where the route supports it, else default")
+    sends: str = Field(description="what the harness puts in every request for this policy")
+    effect: str = Field(description="what the route then does, as its catalogue record says")
+
+
+class RouteCheck(Record):
+    key: str
+    company: str
+    display_name: str
+    route: str
+    expected_canonical_slug: str
+    policy: Policy = Field(description="the cohort's frozen reasoning policy")
+    present: bool = Field(description="listed in the catalogue")
+    record_found: bool = Field(description="a record exists (a snapshot keeps delisted ones)")
+    last_seen: str | None = None
+    seen_in: str | None = None
+    canonical_slug: str | None = None
+    slug_matches: bool = False
+    tools: bool = False
+    tool_choice: bool = False
+    supported_parameters: list[str] = Field(default_factory=list)
+    reasoning: ReasoningCheck | None = None
+    name: str = ""
+    created: str | None = None
+    prompt_usd_per_mtok: float | None = None
+    completion_usd_per_mtok: float | None = None
+    context_length: int | None = None
+    max_completion_tokens: int | None = None
+    reservation_usd: float | None = Field(
+        default=None,
+        description="credit live reserves per request: OpenCode's max_tokens x completion price",
+    )
+    warnings: list[str] = Field(default_factory=list)
+    mismatches: list[Mismatch] = Field(default_factory=list)
+
+    @property
+    def gate_passed(self) -> bool:
+        """The methodology's catalogue gate: no `route` mismatch."""
+        return not any(m.kind == "route" for m in self.mismatches)
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+    def detail(self) -> str:
+        return "; ".join(f"{m.field}: {m.detail}" for m in self.mismatches)
+
+
+class CatalogueReport(Record):
+    schema_version: Literal[1] = 1
+    round_id: str | None = None
+    cohort_id: str
+    cohort_file: str | None = None
+    cohort_sha256: str | None = None
+    catalogue: CatalogueSource
+    checked_at: str
+    routes: list[RouteCheck]
+    mismatches: list[Mismatch]
+    passed: bool
+
+
+def per_mtok(price: str | None) -> float | None:
+    if price is None:
+        return None
+    try:
+        return float(Decimal(price) * 1_000_000)
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _reservation(price: str | None) -> float | None:
+    if price is None:
+        return None
+    try:
+        return float(Decimal(price) * OPENCODE_MAX_TOKENS)
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def reasoning_check(route: CatalogueRoute, policy: Policy) -> ReasoningCheck:
+    """What the route documents about reasoning, and what the frozen policy makes of it."""
+    fields = route.reasoning
+    params = set(route.supported_parameters)
+    efforts = list(fields.supported_efforts or []) if fields else []
+    if efforts or "reasoning_effort" in params:
+        documented: Literal["effort", "toggle", "none"] = "effort"
+    elif "reasoning" in params or fields is not None:
+        documented = "toggle"
+    else:
+        documented = "none"
+    high_ok = documented == "effort" and (not efforts or "high" in efforts)
+    expected: Policy = "high" if high_ok else "default"
+    mandatory = fields.mandatory if fields else None
+    enabled = fields.default_enabled if fields else None
+    default_effort = fields.default_effort if fields else None
+    if policy == "high":
+        sends = 'reasoning {"effort": "high"}'
+        effect = "effort high" if high_ok else "effort high requested; the route documents none"
+    else:
+        sends = "no reasoning parameter"
+        if documented == "none":
+            effect = "no reasoning"
+        elif mandatory:
+            effect = "reasoning always on (mandatory)" + (
+                f", default effort {default_effort}" if default_effort else ""
+            )
+        elif enabled is True:
+            effect = "reasoning on by default" + (
+                f", default effort {default_effort}" if default_effort else ""
+            )
+        elif enabled is False:
+            effect = "reasoning off unless requested"
+        else:
+            effect = "the route's default (the catalogue does not say whether it reasons)"
+    return ReasoningCheck(
+        documented=documented, mandatory=mandatory, default_enabled=enabled,
+        supported_efforts=efforts, default_effort=default_effort, policy=policy,
+        expected_policy=expected, sends=sends, effect=effect,
+    )  # fmt: skip
+
+
+def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
+    """One route of the cohort against the catalogue."""
+    key, rid = candidate.key, candidate.route
+    base = RouteCheck(
+        key=key, company=candidate.company, display_name=candidate.display_name, route=rid,
+        expected_canonical_slug=candidate.expected_canonical_slug, policy=candidate.reasoning,
+        present=False, record_found=False,
+    )  # fmt: skip
+    route = catalogue.get(rid)
+    where = catalogue.source.location
+    if route is None:
+        miss = Mismatch(
+            key=key, route=rid, field="present", kind="route", expected="listed", found="absent",
+            detail=f"{rid} is not in the catalogue ({where})",
+        )  # fmt: skip
+        return base.model_copy(update={"mismatches": [miss]})
+    mismatches: list[Mismatch] = []
+    if not route.listed:
+        mismatches.append(
+            Mismatch(
+                key=key,
+                route=rid,
+                field="present",
+                kind="route",
+                expected="listed",
+                found="delisted",
+                detail=(
+                    f"{rid} is not listed in the catalogue's newest capture "
+                    f"({catalogue.source.captured_at or where}); its newest record is from "
+                    f"{route.last_seen or 'an older source'} (captures: {route.seen_in or 'none'})"
+                ),
+            )  # fmt: skip
+        )
+    params = list(route.supported_parameters)
+    slug_ok = route.canonical_slug == candidate.expected_canonical_slug
+    if not slug_ok:
+        mismatches.append(
+            Mismatch(
+                key=key,
+                route=rid,
+                field="canonical_slug",
+                kind="route",
+                expected=candidate.expected_canonical_slug,
+                found=str(route.canonical_slug),
+                detail=(
+                    f"canonical_slug {route.canonical_slug!r} != expected "
+                    f"{candidate.expected_canonical_slug!r}"
+                ),
+            )  # fmt: skip
+        )
+    for name in REQUIRED:
+        if name not in params:
+            mismatches.append(
+                Mismatch(
+                    key=key,
+                    route=rid,
+                    field=name,
+                    kind="route",
+                    expected="advertised",
+                    found="not advertised",
+                    detail=f"supported_parameters does not advertise {name!r}",
+                )  # fmt: skip
+            )
+    reasoning = reasoning_check(route, candidate.reasoning)
+    if reasoning.policy != reasoning.expected_policy:
+        if reasoning.expected_policy == "high":
+            why = (
+                f"frozen reasoning 'default' but the route documents effort 'high' "
+                f"(efforts: {', '.join(reasoning.supported_efforts) or 'reasoning_effort'}); "
+                "the methodology sends high where the route supports it"
+            )
+        else:
+            listed = ", ".join(reasoning.supported_efforts)
+            why = (
+                f"frozen reasoning 'high' but the route documents no effort 'high' "
+                f"({reasoning.documented}{': ' + listed if listed else ''}); "
+                "the methodology uses the documented default there"
+            )
+        mismatches.append(
+            Mismatch(
+                key=key,
+                route=rid,
+                field="reasoning",
+                kind="input",
+                expected=reasoning.expected_policy,
+                found=reasoning.policy,
+                detail=why,
+            )  # fmt: skip
+        )
+    warnings: list[str] = []
+    limit = route.max_completion_tokens
+    if limit is not None and limit < OPENCODE_MAX_TOKENS:
+        warnings.append(
+            f"max_completion_tokens {limit} < the max_tokens {OPENCODE_MAX_TOKENS} OpenCode sends"
+        )
+    return base.model_copy(
+        update={
+            "present": route.listed, "record_found": True, "last_seen": route.last_seen,
+            "seen_in": route.seen_in, "canonical_slug": route.canonical_slug,
+            "slug_matches": slug_ok, "tools": "tools" in params,
+            "tool_choice": "tool_choice" in params, "supported_parameters": params,
+            "reasoning": reasoning, "name": route.name, "created": route.created,
+            "prompt_usd_per_mtok": per_mtok(route.prompt_price),
+            "completion_usd_per_mtok": per_mtok(route.completion_price),
+            "context_length": route.context_length,
+            "max_completion_tokens": route.max_completion_tokens,
+            "reservation_usd": _reservation(route.completion_price),
+            "warnings": warnings, "mismatches": mismatches,
+        }
+    )  # fmt: skip
+
+
+def check_cohort(
+    cohort: Cohort,
+    catalogue: Catalogue,
+    *,
+    round_id: str | None = None,
+    cohort_path: Path | None = None,
+) -> CatalogueReport:
+    """Every route of the cohort, in cohort order; `passed` only when nothing mismatches."""
+    routes = [check_candidate(c, catalogue) for c in cohort.candidates]
+    mismatches = [m for r in routes for m in r.mismatches]
+    return CatalogueReport(
+        round_id=round_id,
+        cohort_id=cohort.cohort_id,
+        cohort_file=display_path(cohort_path) if cohort_path else None,
+        cohort_sha256=file_sha256(cohort_path) if cohort_path else None,
+        catalogue=catalogue.source,
+        checked_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        routes=routes,
+        mismatches=mismatches,
+        passed=not mismatches,
+    )
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _count(value: int | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value // 1000}k" if value >= 1000 else str(value)
+
+
+def _yes(value: bool, known: bool) -> str:
+    return ("yes" if value else "NO") if known else "-"
+
+
+def render_table(report: CatalogueReport) -> str:
+    """A fixed-width table of the report, then every mismatch and warning on its own line."""
+    head = (
+        "key", "route", "listed", "slug", "tools", "tool_choice", "reasoning (frozen/route)",
+        "$/M in", "$/M out", "context", "max out", "created",
+    )  # fmt: skip
+    rows: list[tuple[str, ...]] = [head]
+    for r in report.routes:
+        doc = "-"
+        if r.reasoning is not None:
+            doc = r.reasoning.documented + (", mandatory" if r.reasoning.mandatory else "")
+        reasoning = f"{r.policy} / {doc}"
+        listed = "yes" if r.present else ("DELISTED" if r.record_found else "ABSENT")
+        rows.append(
+            (
+                r.key, r.route, listed,
+                ("ok" if r.slug_matches else "DIFFERS") if r.record_found else "-",
+                _yes(r.tools, r.record_found), _yes(r.tool_choice, r.record_found), reasoning,
+                _money(r.prompt_usd_per_mtok), _money(r.completion_usd_per_mtok),
+                _count(r.context_length), _count(r.max_completion_tokens),
+                (r.created or "-")[:10],
+            )
+        )  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    source = report.catalogue
+    title = (
+        f"cohort {report.cohort_id}"
+        + (f" (round {report.round_id})" if report.round_id else "")
+        + f" against {source.kind} catalogue {source.location}"
+        + (f" sha256 {source.sha256[:12]}" if source.sha256 else "")
+        + (f", captured {source.captured_at}" if source.captured_at else "")
+        + f": {source.listed} routes listed"
+    )
+    out = [title, "", *(line.rstrip() for line in lines), ""]
+    if report.mismatches:
+        out.append(f"{len(report.mismatches)} mismatch(es):")
+        out.extend(f"  [{m.kind}] {m}" for m in report.mismatches)
+    else:
+        out.append("no mismatches")
+    warnings = [(r, w) for r in report.routes for w in r.warnings]
+    if warnings:
+        out.append("warnings:")
+        out.extend(f"  {r.key} ({r.route}): {w}" for r, w in warnings)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,217 @@
+"""Catalogue check: the round-0 cohort against the committed OpenRouter snapshot, offline.
+
+Broken cohorts are copies of `benchmark/models.json` with one field edited, loaded through the real
+cohort model, so the check sees exactly what a mistaken cohort file would give it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import records.inputs as inputs
+from harness.catalogue import (
+    DEFAULT_SNAPSHOT,
+    Catalogue,
+    CatalogueReport,
+    catalogue_from_models,
+    check_cohort,
+    load_snapshot,
+    render_table,
+)
+from harness.catalogue.cli import main
+from records.hashing import file_sha256
+from records.inputs import Cohort, load_cohort
+from records.io import RecordError, read_record
+from records.layout import BENCHMARK_DIR
+
+COHORT_FILE = BENCHMARK_DIR / "models.json"
+REFERENCE = Path("/work/shared/reference/openrouter/models-snapshot.json")
+DELISTED = ("devstral", "mistralai/devstral-2512")  # newest record: the 2026-07-31 capture only
+
+
+@pytest.fixture(scope="module")
+def snapshot() -> Catalogue:
+    return load_snapshot()
+
+
+def edited_cohort(tmp_path: Path, key: str, change: Callable[[dict[str, Any]], None]) -> Path:
+    """A copy of models.json with candidate `key` edited by `change`, written to tmp_path."""
+    data = json.loads(COHORT_FILE.read_text())
+    data = copy.deepcopy(data)
+    (candidate,) = [c for c in data["candidates"] if c["key"] == key]
+    change(candidate)
+    path = tmp_path / "models.json"
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+def mismatches(cohort: Cohort, catalogue: Any) -> list[tuple[str, str, str]]:
+    report = check_cohort(cohort, catalogue)
+    return [(m.key, m.route, m.field) for m in report.mismatches]
+
+
+def test_snapshot_is_the_reference_capture_with_supplementary_kept_apart(snapshot: Any) -> None:
+    if REFERENCE.exists():
+        assert file_sha256(DEFAULT_SNAPSHOT) == file_sha256(REFERENCE)
+    assert snapshot.source.kind == "snapshot"
+    assert snapshot.source.sha256 == file_sha256(DEFAULT_SNAPSHOT)
+    assert snapshot.source.captured_at == "2026-08-22T06:58:50Z"
+    assert (snapshot.source.routes, snapshot.source.listed) == (431, 421)
+    partial = {r["id"] for r in snapshot.supplementary_partial}
+    assert len(partial) == 16 and "openai/gpt-6-astra" in partial
+    assert not partial & set(snapshot.routes), "supplementary_partial leaked into the catalogue"
+    assert "never catalogue truth" in snapshot.supplementary_label
+    assert len(snapshot.listed_records()) == 421
+
+
+def test_round0_cohort_matches_the_snapshot_except_the_delisted_devstral(snapshot: Any) -> None:
+    """Thirteen routes match every frozen expectation; Devstral 2 is reported, not hidden."""
+    cohort = load_cohort(COHORT_FILE)
+    report = check_cohort(cohort, snapshot, round_id="round-0", cohort_path=COHORT_FILE)
+    assert len(report.routes) == 14
+    assert [(m.key, m.route, m.field, m.found) for m in report.mismatches] == [
+        (*DELISTED, "present", "delisted")
+    ]
+    assert not report.passed
+    for route in report.routes:
+        if route.key == DELISTED[0]:
+            assert route.record_found and not route.present and route.last_seen == "2026-07-31"
+            continue
+        assert route.present and route.slug_matches and route.tools and route.tool_choice
+        assert route.reasoning is not None
+        assert route.reasoning.policy == route.reasoning.expected_policy
+        assert route.prompt_usd_per_mtok is not None and route.created is not None
+    assert report.cohort_sha256 == file_sha256(COHORT_FILE)
+    table = render_table(report)
+    assert "mistralai/devstral-2512" in table and "DELISTED" in table
+    assert "1 mismatch(es)" in table
+
+
+def test_round0_cohort_keeps_fourteen_companies_and_the_methodology_names(snapshot: Any) -> None:
+    cohort = load_cohort(COHORT_FILE)
+    assert len({c.company for c in cohort.candidates}) == 14
+    unnamed = {"claude-opus", "gpt-codex", "grok", "kimi", "glm", "minimax", "nova-premier"}
+    for candidate in cohort.candidates:
+        if candidate.key in unnamed:
+            record = snapshot.get(candidate.route)
+            assert record is not None and record.listed
+            assert record.created and record.created[:10] in candidate.notes
+            assert "advertises tools and tool_choice" in candidate.notes
+    (maverick,) = [c for c in cohort.candidates if c.substitution]
+    assert maverick.substitution is not None
+    assert maverick.substitution.replaces == "Muse Spark 1.1"
+    assert snapshot.get("meta/muse-spark-1.1") is not None  # listed later; disclosed in the notes
+    assert "meta/muse-spark-1.1" in maverick.notes
+
+
+def test_wrong_canonical_slug_is_named(tmp_path: Path, snapshot: Any) -> None:
+    def change(c: dict[str, Any]) -> None:
+        c["expected_canonical_slug"] = "deepseek/deepseek-v4-pro"
+
+    cohort = load_cohort(edited_cohort(tmp_path, "deepseek-pro", change))
+    found = mismatches(cohort, snapshot)
+    assert ("deepseek-pro", "deepseek/deepseek-v4-pro", "canonical_slug") in found
+    report = check_cohort(cohort, snapshot)
+    (slug,) = [m for m in report.mismatches if m.field == "canonical_slug"]
+    assert slug.expected == "deepseek/deepseek-v4-pro"
+    assert slug.found == "deepseek/deepseek-v4-pro-20260423"
+    assert slug.kind == "route"
+
+
+def test_absent_route_is_named(tmp_path: Path, snapshot: Any) -> None:
+    def change(c: dict[str, Any]) -> None:
+        c["route"] = c["expected_canonical_slug"] = "x-ai/grok-4.1-fast"
+
+    cohort = load_cohort(edited_cohort(tmp_path, "grok", change))
+    report = check_cohort(cohort, snapshot)
+    grok = [m for m in report.mismatches if m.key == "grok"]
+    assert [(m.route, m.field, m.found) for m in grok] == [
+        ("x-ai/grok-4.1-fast", "present", "absent")
+    ]
+    assert "grok (x-ai/grok-4.1-fast): present:" in render_table(report)
+
+
+def test_route_only_in_supplementary_partial_is_absent(tmp_path: Path, snapshot: Any) -> None:
+    def change(c: dict[str, Any]) -> None:
+        c["route"] = "x-ai/grok-4.7"
+        c["expected_canonical_slug"] = "x-ai/grok-4.7"
+
+    cohort = load_cohort(edited_cohort(tmp_path, "grok", change))
+    assert ("grok", "x-ai/grok-4.7", "present") in mismatches(cohort, snapshot)
+
+
+def test_route_without_tool_choice_is_named(tmp_path: Path, snapshot: Any) -> None:
+    def change(c: dict[str, Any]) -> None:
+        c["route"] = c["expected_canonical_slug"] = "amazon/nova-premier-v1"
+
+    cohort = load_cohort(edited_cohort(tmp_path, "nova-premier", change))
+    nova = [m for m in mismatches(cohort, snapshot) if m[0] == "nova-premier"]
+    assert nova == [("nova-premier", "amazon/nova-premier-v1", "tool_choice")]
+
+
+def test_reasoning_policy_against_the_documented_efforts(tmp_path: Path, snapshot: Any) -> None:
+    def default(c: dict[str, Any]) -> None:
+        c["reasoning"] = "default"
+
+    def high(c: dict[str, Any]) -> None:
+        c["reasoning"] = "high"
+
+    step = check_cohort(load_cohort(edited_cohort(tmp_path, "step-flash", default)), snapshot)
+    (miss,) = [m for m in step.mismatches if m.key == "step-flash"]
+    assert (miss.field, miss.kind, miss.expected, miss.found) == (
+        "reasoning", "input", "high", "default"
+    )  # fmt: skip
+    maverick = check_cohort(load_cohort(edited_cohort(tmp_path, "llama-maverick", high)), snapshot)
+    assert [(m.field, m.expected) for m in maverick.mismatches if m.key == "llama-maverick"] == [
+        ("reasoning", "default")
+    ]
+    (route,) = [r for r in maverick.routes if r.key == "llama-maverick"]
+    assert route.reasoning is not None and route.reasoning.documented == "none"
+    assert route.gate_passed and not route.passed  # an input error, not a catalogue failure
+
+
+def test_live_models_payload_builds_the_same_catalogue_shape(snapshot: Any) -> None:
+    record = dict(snapshot.raw["anthropic/claude-opus-5"])
+    record.pop("_provenance")
+    record["created"] = record.pop("created_unix")  # live /models has unix seconds
+    live = catalogue_from_models([record], base_url="http://127.0.0.1:9/api/v1")
+    route = live.get("anthropic/claude-opus-5")
+    assert route is not None and route.listed
+    assert route.created == snapshot.get("anthropic/claude-opus-5").created
+    assert live.source.kind == "live" and live.source.sha256 is None
+    with pytest.raises(RecordError, match=r"data\[0\]"):
+        catalogue_from_models([{"name": "no id"}], base_url="http://127.0.0.1:9/api/v1")
+
+
+def test_cli_exit_status_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report.json"
+    assert main(["check", "--round", "round-0", "--json", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "devstral (mistralai/devstral-2512): present:" in printed
+    report = read_record(out, CatalogueReport)
+    assert report.schema_version == 1 and report.round_id == "round-0"
+    assert report.catalogue.location == "benchmark/catalogue/openrouter-2026-08-22.json"
+
+
+def test_cli_exits_zero_when_nothing_mismatches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(COHORT_FILE.read_text())
+    data["candidates"] = [c for c in data["candidates"] if c["key"] != DELISTED[0]]
+    cohort = tmp_path / "cohort.json"
+    cohort.write_text(json.dumps(data))
+    rounds = tmp_path / "rounds"
+    rounds.mkdir()
+    settings = json.loads((BENCHMARK_DIR / "rounds" / "round-0.json").read_text())
+    settings.update(round_id="catalogue-test", cohort=str(cohort))
+    (rounds / "catalogue-test.json").write_text(json.dumps(settings))
+    monkeypatch.setattr(inputs, "rounds_dir", lambda: rounds)
+    assert main(["check", "--round", "catalogue-test"]) == 0
+    assert "no mismatches" in capsys.readouterr().out
+    assert main(["check", "--round", "catalogue-test", "--catalogue", str(tmp_path / "no")]) == 2

@@ -7,7 +7,9 @@ sandbox and agent config as scoring. Anything short of all probes passing is "no
 a reason class: `catalogue` (id absent, slug differs, tools/tool_choice not advertised),
 `route_provider` (gateway/provider errors or a contradicting identity during a probe),
 `adapter_unstable` (the model did not edit the file and run the command through the agent).
-Probes stop at the first failure (the gate is 3/3; more probes cannot change the verdict).
+Every probe runs, even after a failure, and each is recorded: the record shows the real fraction
+(e.g. 2/3), and only 3/3 qualifies (2/3 is insufficient: intermittent tool execution would
+confound the scored run).
 """
 
 from __future__ import annotations
@@ -159,10 +161,25 @@ def run_probe(
         remove_scratch(scratch)
 
 
-def failure_class(probe: ProbeRecord) -> NotTestableClass:
-    if probe.error_classes or probe.identity_verdict == "contradicts":
+def failure_class(failed: list[ProbeRecord]) -> NotTestableClass:
+    """route_provider when any failed probe saw gateway errors or a contradicting identity."""
+    if any(p.error_classes or p.identity_verdict == "contradicts" for p in failed):
         return "route_provider"
     return "adapter_unstable"
+
+
+def probes_verdict(probes: list[ProbeRecord], required: int) -> tuple[NotTestableClass | None, str]:
+    """(reason class, reason) of a probe series; (None, "") only when all `required` passed."""
+    failed = [p for p in probes if not p.passed]
+    passed = len(probes) - len(failed)
+    if not failed and passed == required:
+        return None, ""
+    details = "; ".join(f"probe {p.probe}: {p.detail}" for p in failed)
+    return (
+        failure_class(failed),
+        f"{passed}/{required} probes passed ({required}/{required} required)"
+        + (f"; {details}" if details else ""),
+    )
 
 
 def run_preflight(
@@ -190,23 +207,20 @@ def run_preflight(
         if not catalogue.passed:
             reason_class, reason = "catalogue", catalogue.detail
         else:
-            for n in range(1, settings.probes + 1):
-                probe = run_probe(
+            for n in range(1, settings.probes + 1):  # all of them: the record shows 2/3
+                probes.append(run_probe(
                     n, agent=agent, upstream=upstream, candidate=candidate, settings=settings,
                     probe_dir=paths.probe_dir(model_key, n), isolated=isolated,
                     outage_seconds=PROBE_OUTAGE_SECONDS,
-                )  # fmt: skip
-                probes.append(probe)
-                if not probe.passed:
-                    reason_class = failure_class(probe)
-                    reason = f"probe {n} of {settings.probes} failed: {probe.detail}"
-                    break
+                ))  # fmt: skip
+            reason_class, reason = probes_verdict(probes, settings.probes)
     qualified = reason_class is None
     record = PreflightRecord(
         round_id=round_id, model_key=model_key, route=candidate.route,
         expected_slug=candidate.expected_canonical_slug, agent=agent.info,
         gateway_kind=settings.gateway.kind, isolation=isolation_for(isolated), catalogue=catalogue,
-        probes=probes, probes_required=settings.probes, qualified=qualified,
+        probes=probes, probes_required=settings.probes,
+        probes_passed=sum(p.passed for p in probes), qualified=qualified,
         verdict="qualified" if qualified else "not_testable", reason_class=reason_class,
         reason=reason, cost_usd=round(sum(p.cost_usd for p in probes), 8),
         started_at=started, finished_at=now_iso(),

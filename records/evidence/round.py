@@ -15,7 +15,6 @@ from records.evidence.session import (
     StopStatus,
 )
 
-
 NotTestableClass = Literal["catalogue", "route_provider", "adapter_unstable"]
 
 
@@ -51,9 +50,13 @@ class CatalogueCheck(Record):
 
 
 class PreflightRecord(Record):
-    """`evidence/<round>/preflight/<model>/preflight.json`: the route's qualification."""
+    """`evidence/<round>/preflight/<model>/preflight.json`: the route's qualification.
 
-    schema_version: int = 1
+    Schema 2: every probe runs (a route that fails one probe in three is recorded as 2/3, not
+    stopped at its first failure) and `probes_passed` says how many passed; schema 1 lacks it.
+    """
+
+    schema_version: int = 2
     round_id: str
     model_key: str
     route: str
@@ -64,6 +67,7 @@ class PreflightRecord(Record):
     catalogue: CatalogueCheck
     probes: list[ProbeRecord] = Field(default_factory=list)
     probes_required: int
+    probes_passed: int | None = Field(default=None, description="None in schema 1 files")
     qualified: bool
     verdict: Literal["qualified", "not_testable"]
     reason_class: NotTestableClass | None = None
@@ -71,6 +75,14 @@ class PreflightRecord(Record):
     cost_usd: float = 0.0
     started_at: str
     finished_at: str
+
+    @property
+    def passed_fraction(self) -> str:
+        """The real probe fraction, e.g. '2/3' ('0/3' when the catalogue check stopped it)."""
+        passed = self.probes_passed
+        if passed is None:
+            passed = sum(p.passed for p in self.probes)
+        return f"{passed}/{self.probes_required}"
 
 
 class OrderRecord(Record):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -16,6 +16,9 @@ from records.layout import BENCHMARK_DIR
 
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+COHORT_SCHEMA_VERSION = 2  # 2: `catalogue`, the snapshot the cohort was checked against
+RoundKind = Literal["demo", "rehearsal", "real"]
 
 
 class Strict(BaseModel):
@@ -60,10 +63,48 @@ class Candidate(Strict):
         return value
 
 
+class CatalogueRef(Strict):
+    """The catalogue snapshot a cohort's routes and slugs were checked against."""
+
+    file: str = Field(description="snapshot file, relative to benchmark/")
+    sha256: str = Field(description="SHA-256 of the snapshot file's bytes")
+
+    @field_validator("sha256")
+    @classmethod
+    def _sha(cls, value: str) -> str:
+        if not SHA256_PATTERN.match(value):
+            raise ValueError(f"{value!r} is not a lowercase hex SHA-256")
+        return value
+
+    @property
+    def path(self) -> Path:
+        return BENCHMARK_DIR / self.file
+
+
 class Cohort(Strict):
+    schema_version: int = Field(
+        default=1, description="1: no catalogue reference (older files); 2: with `catalogue`"
+    )
     cohort_id: str
     description: str
     candidates: list[Candidate]
+    catalogue: CatalogueRef | None = None
+
+    @field_validator("schema_version")
+    @classmethod
+    def _version(cls, value: int) -> int:
+        if not 1 <= value <= COHORT_SCHEMA_VERSION:
+            raise ValueError(
+                f"schema_version {value} is not one this checkout reads "
+                f"(1 to {COHORT_SCHEMA_VERSION})"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _catalogue_needs_v2(self) -> Cohort:
+        if self.catalogue is not None and self.schema_version < 2:
+            raise ValueError("catalogue needs schema_version 2")
+        return self
 
     @model_validator(mode="after")
     def _unique(self) -> Cohort:
@@ -110,11 +151,30 @@ class Ceilings(Strict):
     )
 
 
+class Simulation(Strict):
+    """A rehearsal: the simulator serves a real catalogue snapshot, one script per candidate."""
+
+    catalogue: str = Field(description="catalogue snapshot file, relative to benchmark/")
+    scripts: dict[str, str] = Field(
+        description="candidate key -> scripted-model file (relative to benchmark/) whose "
+        "behaviour that route gets; its own catalogue entry is replaced by the snapshot's record"
+    )
+
+    @property
+    def catalogue_path(self) -> Path:
+        return BENCHMARK_DIR / self.catalogue
+
+
 class RoundSettings(Strict):
     round_id: str
     title: str
+    kind: RoundKind = Field(
+        description="demo: scripted fictional models; rehearsal: a real cohort served by the "
+        "simulator; real: the paid gateway (default from gateway.kind)"
+    )
     cohort: str = Field(description="cohort file, relative to benchmark/")
     gateway: Gateway
+    simulation: Simulation | None = None
     ceilings: Ceilings
     node_version: str
     opencode_version: str
@@ -124,12 +184,34 @@ class RoundSettings(Strict):
     requires_api_key: bool
     notes: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_kind(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "kind" not in data and isinstance(data.get("gateway"), dict):
+            gateway = data["gateway"].get("kind")
+            return {**data, "kind": "real" if gateway == "openrouter" else "demo"}
+        return data
+
     @field_validator("round_id")
     @classmethod
     def _round_id(cls, value: str) -> str:
         if not KEY_PATTERN.match(value):
             raise ValueError(f"round_id {value!r} must be lowercase letters, digits and hyphens")
         return value
+
+    @model_validator(mode="after")
+    def _kind_matches_gateway(self) -> RoundSettings:
+        simulated = self.gateway.kind == "simulator"
+        if (self.kind == "real") == simulated:
+            raise ValueError(
+                f"kind {self.kind!r} does not fit gateway {self.gateway.kind!r}: a real round uses "
+                "openrouter, a demo or rehearsal the simulator"
+            )
+        if self.simulation is not None and not simulated:
+            raise ValueError("simulation needs the simulator gateway")
+        if (self.kind == "rehearsal") != (self.simulation is not None):
+            raise ValueError("a rehearsal round needs simulation (and only a rehearsal has one)")
+        return self
 
     @property
     def cohort_path(self) -> Path:

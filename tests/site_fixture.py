@@ -225,7 +225,7 @@ UNITS: dict[str, dict[str, Any]] = {
         "visual": 17.5,
         "code": 9,
     },
-    "gpt-codex": {
+    "gpt-sol": {
         "failed": {"reduced-motion"},
         "gates": {},
         "session": {"cost": 1.9, "elapsed": 700},
@@ -254,7 +254,7 @@ UNITS: dict[str, dict[str, Any]] = {
         "visual": 10,
         "code": 5,
     },
-    "nova-premier": {
+    "nova-lite": {
         "failed": {"url-state"},
         "gates": {},
         "session": {"cost": 6.2, "elapsed": 1250},

@@ -25,8 +25,9 @@ from harness.catalogue import (
     render_table,
 )
 from harness.catalogue.cli import main
+from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
 from records.hashing import file_sha256
-from records.inputs import Cohort, load_cohort
+from records.inputs import Cohort, load_cohort, load_round
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
@@ -96,7 +97,7 @@ def test_round0_cohort_matches_the_snapshot_except_the_delisted_devstral(snapsho
 def test_round0_cohort_keeps_fourteen_companies_and_the_methodology_names(snapshot: Any) -> None:
     cohort = load_cohort(COHORT_FILE)
     assert len({c.company for c in cohort.candidates}) == 14
-    unnamed = {"claude-opus", "gpt-codex", "grok", "kimi", "glm", "minimax", "nova-premier"}
+    unnamed = {"claude-opus", "gpt-sol", "grok", "kimi", "glm", "minimax", "nova-lite"}
     for candidate in cohort.candidates:
         if candidate.key in unnamed:
             record = snapshot.get(candidate.route)
@@ -150,9 +151,9 @@ def test_route_without_tool_choice_is_named(tmp_path: Path, snapshot: Any) -> No
     def change(c: dict[str, Any]) -> None:
         c["route"] = c["expected_canonical_slug"] = "amazon/nova-premier-v1"
 
-    cohort = load_cohort(edited_cohort(tmp_path, "nova-premier", change))
-    nova = [m for m in mismatches(cohort, snapshot) if m[0] == "nova-premier"]
-    assert nova == [("nova-premier", "amazon/nova-premier-v1", "tool_choice")]
+    cohort = load_cohort(edited_cohort(tmp_path, "nova-lite", change))
+    nova = [m for m in mismatches(cohort, snapshot) if m[0] == "nova-lite"]
+    assert nova == [("nova-lite", "amazon/nova-premier-v1", "tool_choice")]
 
 
 def test_reasoning_policy_against_the_documented_efforts(tmp_path: Path, snapshot: Any) -> None:
@@ -215,3 +216,40 @@ def test_cli_exits_zero_when_nothing_mismatches(
     assert main(["check", "--round", "catalogue-test"]) == 0
     assert "no mismatches" in capsys.readouterr().out
     assert main(["check", "--round", "catalogue-test", "--catalogue", str(tmp_path / "no")]) == 2
+
+
+def test_cohort_records_the_snapshot_it_was_checked_against(tmp_path: Path, snapshot: Any) -> None:
+    cohort = load_cohort(COHORT_FILE)
+    assert cohort.schema_version == 2 and cohort.catalogue is not None
+    assert cohort.catalogue.path == DEFAULT_SNAPSHOT
+    assert cohort.catalogue.sha256 == file_sha256(DEFAULT_SNAPSHOT)
+    report = check_cohort(cohort, snapshot, cohort_path=COHORT_FILE)
+    assert not [m for m in report.mismatches if m.field == "catalogue"] and not report.notes
+    data = json.loads(COHORT_FILE.read_text())
+    data["catalogue"]["sha256"] = "0" * 64
+    (tmp_path / "models.json").write_text(json.dumps(data))
+    stale = check_cohort(load_cohort(tmp_path / "models.json"), snapshot)
+    (miss,) = [m for m in stale.mismatches if m.field == "catalogue"]
+    assert (miss.kind, miss.expected, miss.found) == ("input", "0" * 64, snapshot.source.sha256)
+
+
+def test_live_check_asks_the_rounds_simulator_on_loopback() -> None:
+    """`--live` on a simulated round: the same check, /models fetched through the client."""
+    from gateway_support import loopback_only
+
+    settings = load_round("demo")
+    with loopback_only() as seen:
+        live = fetch_live_catalogue(settings)
+    assert seen and all(a[0] == "127.0.0.1" for a in seen if isinstance(a, tuple))
+    assert live.source.kind == "live" and "simulator" in live.source.location
+    report = check_cohort(load_cohort(settings.cohort_path), live)
+    found = {(m.key, m.field) for m in report.mismatches if m.kind == "route"}
+    assert {("missing-route", "present"), ("no-tool-choice", "tool_choice")} <= found
+    assert report.route("strong-builder").canonical_slug == "demo-northwind/builder-1-20261001"
+
+
+def test_live_check_of_a_paid_round_needs_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    with pytest.raises(LiveCatalogueUnavailable, match="OPENROUTER_API_KEY"):
+        fetch_live_catalogue(load_round("round-0"))
+    assert main(["check", "--round", "round-0", "--live"]) == 2

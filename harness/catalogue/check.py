@@ -27,12 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.catalogue.source import Catalogue, CatalogueRoute, CatalogueSource, display_path
 from records.hashing import file_sha256
-from records.inputs import Candidate, Cohort
+from records.inputs import Candidate, CatalogueRef, Cohort
 
 OPENCODE_MAX_TOKENS = 32_000  # OpenCode 1.17.18 sends max_tokens 32000 on every request
 
 Policy = Literal["high", "default"]
-MismatchField = Literal["present", "canonical_slug", "tools", "tool_choice", "reasoning"]
+MismatchField = Literal[
+    "present", "canonical_slug", "tools", "tool_choice", "reasoning", "catalogue"
+]
 REQUIRED: tuple[Literal["tools", "tool_choice"], ...] = ("tools", "tool_choice")
 
 
@@ -117,10 +119,20 @@ class CatalogueReport(Record):
     cohort_file: str | None = None
     cohort_sha256: str | None = None
     catalogue: CatalogueSource
+    recorded_catalogue: CatalogueRef | None = Field(
+        default=None, description="the snapshot the cohort file says it was checked against"
+    )
     checked_at: str
     routes: list[RouteCheck]
     mismatches: list[Mismatch]
+    notes: list[str] = Field(default_factory=list)
     passed: bool
+
+    def route(self, key: str) -> RouteCheck:
+        for route in self.routes:
+            if route.key == key:
+                return route
+        raise KeyError(f"no route with key {key!r} in the catalogue report")
 
 
 def per_mtok(price: str | None) -> float | None:
@@ -304,18 +316,43 @@ def check_cohort(
 ) -> CatalogueReport:
     """Every route of the cohort, in cohort order; `passed` only when nothing mismatches."""
     routes = [check_candidate(c, catalogue) for c in cohort.candidates]
-    mismatches = [m for r in routes for m in r.mismatches]
+    cohort_file = display_path(cohort_path) if cohort_path else None
+    mismatches, notes = _recorded_catalogue(cohort, catalogue, cohort_file)
+    mismatches += [m for r in routes for m in r.mismatches]
     return CatalogueReport(
         round_id=round_id,
         cohort_id=cohort.cohort_id,
-        cohort_file=display_path(cohort_path) if cohort_path else None,
+        cohort_file=cohort_file,
         cohort_sha256=file_sha256(cohort_path) if cohort_path else None,
         catalogue=catalogue.source,
+        recorded_catalogue=cohort.catalogue,
         checked_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         routes=routes,
         mismatches=mismatches,
+        notes=notes,
         passed=not mismatches,
     )
+
+
+def _recorded_catalogue(
+    cohort: Cohort, catalogue: Catalogue, cohort_file: str | None
+) -> tuple[list[Mismatch], list[str]]:
+    """The snapshot the cohort records: a mismatch only when that very file changed since."""
+    ref, source = cohort.catalogue, catalogue.source
+    if ref is None:
+        return [], ["the cohort file records no catalogue snapshot (cohort schema 1)"]
+    recorded = display_path(ref.path)
+    if source.kind != "snapshot" or source.location != recorded:
+        return [], [f"the cohort records {recorded} (sha256 {ref.sha256[:12]}); checked here "
+                    f"against the {source.kind} catalogue {source.location}"]  # fmt: skip
+    if source.sha256 == ref.sha256:
+        return [], []
+    miss = Mismatch(
+        key="cohort", route=cohort_file or cohort.cohort_id, field="catalogue", kind="input",
+        expected=ref.sha256, found=str(source.sha256),
+        detail=f"{recorded} has sha256 {source.sha256} but the cohort records {ref.sha256}",
+    )  # fmt: skip
+    return [miss], []
 
 
 def _money(value: float | None) -> str:
@@ -368,6 +405,7 @@ def render_table(report: CatalogueReport) -> str:
         + f": {source.listed} routes listed"
     )
     out = [title, "", *(line.rstrip() for line in lines), ""]
+    out.extend(f"note: {note}" for note in report.notes)
     if report.mismatches:
         out.append(f"{len(report.mismatches)} mismatch(es):")
         out.extend(f"  [{m.kind}] {m}" for m in report.mismatches)

@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.catalogue.check import check_cohort, render_table
 from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
 from harness.catalogue.source import DEFAULT_SNAPSHOT, Catalogue, load_snapshot
-from records.inputs import RoundSettings, load_cohort, load_round
+from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, write_record
 
 DEFAULT_ROUND = "round-0"
@@ -31,23 +31,30 @@ def parser() -> argparse.ArgumentParser:
     )
     where = check.add_mutually_exclusive_group()
     where.add_argument(
-        "--catalogue", type=Path, help=f"catalogue snapshot file (default: {DEFAULT_SNAPSHOT.name})"
+        "--catalogue",
+        type=Path,
+        help="catalogue snapshot file (default: the one the cohort records, else "
+        f"{DEFAULT_SNAPSHOT.name})",
     )
     where.add_argument(
         "--live",
         action="store_true",
-        help="fetch /models from the round's gateway (OpenRouter needs OPENROUTER_API_KEY)",
+        help="fetch /models from the round's gateway: OpenRouter (needs OPENROUTER_API_KEY) or, "
+        "for a demo or rehearsal round, the project's simulator on 127.0.0.1",
     )
     check.add_argument("--json", type=Path, metavar="OUT", help="write the typed report here")
     return top
 
 
-def catalogue_for(settings: RoundSettings, file: Path | None, live: bool) -> Catalogue:
+def catalogue_for(
+    settings: RoundSettings, cohort: Cohort, file: Path | None, live: bool
+) -> Catalogue:
+    """--live: the round's gateway; else the file given, the cohort's recorded one, the default."""
     if live:
-        return fetch_live_catalogue(
-            settings.gateway.base_url, os.environ.get("OPENROUTER_API_KEY", "")
-        )
-    return load_snapshot(file or DEFAULT_SNAPSHOT)
+        return fetch_live_catalogue(settings)
+    if file is None:
+        file = cohort.catalogue.path if cohort.catalogue else DEFAULT_SNAPSHOT
+    return load_snapshot(file)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_round(args.round)
         cohort = load_cohort(settings.cohort_path)
-        catalogue = catalogue_for(settings, args.catalogue, args.live)
+        catalogue = catalogue_for(settings, cohort, args.catalogue, args.live)
     except (RecordError, LiveCatalogueUnavailable) as exc:
         print(f"catalogue check: {exc}", file=sys.stderr)
         return 2

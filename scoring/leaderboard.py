@@ -10,6 +10,10 @@ Statuses, decided in this order:
 - `ranked`: scored and gate-eligible.
 Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
 them. A scored row is provisional while any manual dimension lacks its required reviews.
+
+Standing: `final` only when every gate-eligible row is final and no documented replacement is
+pending; until then no unit advances (`advanced` false, `advancing` empty) and the advancement
+the current totals would give is kept as `projected` / `advancing_projected`, with the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from records.evidence.scoring import (
     NotTestable,
     Review,
     ReviewState,
+    Standing,
     Tie,
     UnitStatus,
 )
@@ -216,6 +221,12 @@ def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
             or data.get("qualified")
         ):
             continue
+        probes = data.get("probes")
+        passed = data.get("probes_passed")
+        if not isinstance(probes, list) or not probes:
+            passed = None  # no probe ran (the catalogue check stopped it)
+        elif passed is None:  # schema 1 records
+            passed = sum(bool(isinstance(p, dict) and p.get("passed")) for p in probes)
         rows.append(
             NotTestable(
                 model_key=c.key,
@@ -224,9 +235,36 @@ def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
                 reason_class=data.get("reason_class"),
                 reason=str(data.get("reason") or json.dumps(data.get("verdict"))),
                 source=ctx.rel(path),
+                probes_passed=passed,
+                probes_required=data.get("probes_required"),
             )
         )
     return rows
+
+
+def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, str, list[str]]:
+    """(standing, reason, provisional eligible codes): final only when nothing can still move."""
+    eligible = [r for r in rows if r.eligible]
+    waiting = [r.candidate_code or r.unit for r in eligible if r.provisional]
+    pending = sorted(
+        p.parent.name
+        for p in ctx.paths.units_dir.glob("*/replacement.json")
+        if not (p.parent / "session.json").exists()
+    )
+    reasons = []
+    if waiting:
+        reasons.append(
+            f"reviews missing for {len(waiting)} of {len(eligible)} gate-eligible unit"
+            f"{'s' if len(eligible) != 1 else ''}"
+        )
+    if pending:
+        reasons.append(
+            f"{len(pending)} documented replacement unit{'s' if len(pending) != 1 else ''} "
+            "not run yet"
+        )
+    if reasons:
+        return "provisional", "; ".join(reasons), waiting
+    return "final", f"every gate-eligible unit ({len(eligible)}) is final", []
 
 
 def build_leaderboard(
@@ -243,12 +281,15 @@ def build_leaderboard(
             entries.append(entry)
     placements, fifth = rank(entries)
     by_unit = {r.unit: r for r in rows}
+    state, state_reason, waiting = standing(ctx, rows)
+    final = state == "final"
     for key, placement in placements.items():
         row = by_unit[key]
         row.rank = placement.rank
         row.advancement = Advancement(
-            advanced=placement.advanced,
-            reason=placement.reason,
+            advanced=placement.advanced and final,
+            projected=placement.advanced,
+            reason=placement.reason if final else f"projected ({state_reason}): {placement.reason}",
             tied_with=placement.tied_with,
             behind_fifth=placement.behind_fifth,
         )
@@ -268,8 +309,14 @@ def build_leaderboard(
     return Leaderboard(
         round_id=ctx.round_id,
         provisional=any(r.provisional for r in scored),
+        standing=state,
+        standing_reason=state_reason,
+        provisional_codes=waiting,
         fifth_total=fifth,
         advancing=[r.candidate_code for r in rows if r.advancement.advanced and r.candidate_code],
+        advancing_projected=[
+            r.candidate_code for r in rows if r.advancement.projected and r.candidate_code
+        ],
         ties=[
             Tie(total=t, codes=sorted(c))
             for t, c in sorted(ties.items(), reverse=True)

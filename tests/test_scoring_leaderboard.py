@@ -106,7 +106,7 @@ def test_round_statuses_totals_and_traces(tmp_path: Path) -> None:
     top = rows["strong-builder-r1"]
     assert (top.status, top.rank, top.total, top.provisional) == ("ranked", 1, 95.5, False)
     assert top.breakdown is not None and top.breakdown.visual.points == 17
-    assert top.breakdown.code.points == 8.5 and top.advancement.advanced
+    assert top.breakdown.code.points == 8.5 and top.advancement.projected
 
     burner = rows["step-burner-r1"]
     assert burner.status == "ranked" and burner.stop_status == "step_ceiling"
@@ -137,8 +137,15 @@ def test_round_statuses_totals_and_traces(tmp_path: Path) -> None:
         assert rows[unit].total is None and rows[unit].rank is None and not rows[unit].eligible
 
     assert [r.unit for r in board.units][:2] == ["strong-builder-r1", "step-burner-r1"]
-    assert board.advancing == [top.candidate_code, burner.candidate_code]
-    assert board.provisional  # step-burner has no reviews
+    # step-burner has no reviews: the standing is provisional and nothing is announced yet
+    assert board.provisional and board.standing == "provisional"
+    assert board.standing_reason == "reviews missing for 1 of 2 gate-eligible units"
+    assert board.provisional_codes == [burner.candidate_code]
+    assert board.advancing == [] and not top.advancement.advanced
+    assert board.advancing_projected == [top.candidate_code, burner.candidate_code]
+    assert top.advancement.projected and top.advancement.reason.startswith(
+        "projected (reviews missing for 1 of 2 gate-eligible units): top 5"
+    )
     assert [(n.model_key, n.reason_class) for n in board.not_testable] == [
         ("flaky-adapter", "adapter_unstable")
     ]
@@ -181,3 +188,65 @@ def test_cli_reports_errors_without_traceback(
 ) -> None:
     assert main(["score", "--round", "no-such-round", "--evidence-dir", str(tmp_path)]) == 1
     assert "no such round" in capsys.readouterr().err
+
+
+def test_advancement_is_final_only_when_every_eligible_unit_is(tmp_path: Path) -> None:
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    make_unit(ctx, "progress-liar", evaluation=result())
+    make_unit(  # gate-failed rows cannot advance: their missing reviews do not hold the board
+        ctx, "partial-builder", evaluation=result(failed=("venue-detail",), gates=("core-journey",))
+    )
+    build_round_packets(ctx)
+    codes = load_codes(ctx.paths.codes)
+    assert codes is not None
+    eligible = [codes.code_of(u) for u in ("strong-builder-r1", "progress-liar-r1")]
+    ctx.paths.reviews_dir.mkdir()
+    sheet = ctx.paths.reviews_dir / "alice.csv"
+    sheet.write_text(f"code,visual,code_quality,notes\n{eligible[0]},15,7,\n")
+    board = score_context(ctx)
+    assert (board.standing, board.advancing) == ("provisional", [])
+    assert board.standing_reason == "reviews missing for 2 of 2 gate-eligible units"
+    assert sorted(board.advancing_projected) == sorted(eligible)
+
+    for reviewer in ("alice", "bob"):
+        (ctx.paths.reviews_dir / f"{reviewer}.csv").write_text(
+            "code,visual,code_quality,notes\n" + "".join(f"{c},15,7,\n" for c in eligible)
+        )
+    board = score_context(ctx)
+    assert board.standing == "final" and board.provisional  # partial-builder is still unreviewed
+    assert board.standing_reason == "every gate-eligible unit (2) is final"
+    assert board.advancing == board.advancing_projected and sorted(board.advancing) == sorted(
+        eligible
+    )
+    assert all(r.advancement.advanced for r in board.units if r.eligible)
+
+    # a documented replacement that has not run yet could still change the ranking
+    pending = ctx.paths.unit("provider-outage-r1-x1").root
+    pending.mkdir(parents=True)
+    (pending / "replacement.json").write_text("{}")
+    board = score_context(ctx)
+    assert (board.standing, board.advancing) == ("provisional", [])
+    assert board.standing_reason == "1 documented replacement unit not run yet"
+
+
+def test_not_testable_rows_carry_the_probe_fraction(tmp_path: Path) -> None:
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    for key, record in (
+        ("flaky-adapter", {"verdict": "not_testable", "reason": "2/3 probes passed",
+                           "probes_required": 3, "probes_passed": 2,
+                           "probes": [{"passed": True}, {"passed": False}, {"passed": True}]}),
+        ("missing-route", {"verdict": "not_testable", "reason": "not in /models",
+                           "probes_required": 3, "probes_passed": 0, "probes": []}),
+        ("no-tool-choice", {"verdict": "not_testable", "reason": "probe 1 of 3 failed",
+                            "probes_required": 3, "probes": [{"passed": False}]}),  # schema 1
+    ):  # fmt: skip
+        path = ctx.paths.preflight(key)
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record))
+    build_round_packets(ctx)
+    rows = {
+        n.model_key: (n.probes_passed, n.probes_required) for n in score_context(ctx).not_testable
+    }
+    assert rows == {"flaky-adapter": (2, 3), "missing-route": (None, 3), "no-tool-choice": (0, 3)}

@@ -1,4 +1,7 @@
-"""Scoring evidence: codes.json, packets, reviews, leaderboard.json; every number cites its source."""
+"""Scoring evidence: packets, reviews, leaderboard.json; every number cites its source.
+
+The code map and the packets' private report are in records/evidence/blind.py.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from records.base import Record
-from records.evidence.session import Tokens
+from records.base import Record, Root
+from records.evidence.blind import CodeEntry, CodeMap, CodesRecord
+from records.evidence.gateway import Tokens
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
@@ -42,38 +46,12 @@ class DimensionScore(Record):
     note: str = ""
 
 
-class CodeEntry(Record):
-    unit: str
-    code: str
-
-
-class CodesRecord(Record):
-    """`evidence/<round>/codes.json` (not part of any packet: it maps codes to units)."""
-
-    round_id: str
-    seed: int
-    scheme: str = Field(default="C- + 4 chars of sha256('siteos-code:<seed>:<unit>:<attempt>')")
-    codes: list[CodeEntry] = Field(default_factory=list)
-
-    def code_of(self, unit: str) -> str:
-        for entry in self.codes:
-            if entry.unit == unit:
-                return entry.code
-        raise KeyError(f"no candidate code for unit {unit!r}")
-
-    def unit_of(self, code: str) -> str:
-        for entry in self.codes:
-            if entry.code == code:
-                return entry.unit
-        raise KeyError(f"unknown candidate code {code!r}")
-
-
 class PacketEntry(Record):
     code: str
     files: list[str]
 
 
-class PacketIndex(Record):
+class PacketIndex(Root):
     """`packets/index.json`: sorted by code; no unit, identity, time or order information."""
 
     round_id: str
@@ -137,7 +115,10 @@ class GateFailure(Record):
 
 
 class Advancement(Record):
+    """`advanced` only once the standing is final; `projected` is what current totals say."""
+
     advanced: bool
+    projected: bool = False
     reason: str
     tied_with: list[str] = Field(default_factory=list, description="candidate codes")
     behind_fifth: float | None = None
@@ -146,6 +127,21 @@ class Advancement(Record):
 class ReviewState(Record):
     visual: ReviewStatus
     code: ReviewStatus
+
+
+class DimensionAgreement(Record):
+    """How far one code's reviewers agree in one dimension."""
+
+    reviewers: int
+    spread: float | None = Field(description="highest minus lowest score; None below two")
+    limit: float = Field(description="a gap above this between the first two asks for a third")
+    third_review: bool = Field(description="the first two differed by more than the limit")
+    status: ReviewStatus
+
+
+class ReviewAgreement(Record):
+    visual: DimensionAgreement
+    code: DimensionAgreement
 
 
 class LeaderboardRow(Record):
@@ -165,6 +161,7 @@ class LeaderboardRow(Record):
     capped: bool = False
     provisional: bool = False
     reviews: ReviewState | None = None
+    agreement: ReviewAgreement | None = None
     eligible: bool = False
     gates_failed: list[GateFailure] = Field(default_factory=list)
     checks_not_executed: list[str] = Field(default_factory=list)
@@ -190,6 +187,8 @@ class NotTestable(Record):
     reason_class: str | None
     reason: str
     source: str
+    probes_passed: int | None = Field(default=None, description="e.g. 2 of probes_required")
+    probes_required: int | None = None
 
 
 class Tie(Record):
@@ -212,17 +211,39 @@ class Rules(Record):
     aggregation: str = "median of all reviews (the average of two)"
 
 
-class Leaderboard(Record):
-    """The round's result; rows are ranked units, then gate failures, then the rows listed apart."""
+Standing = Literal["provisional", "final"]
 
-    schema_version: int = 1
+
+class Leaderboard(Root):
+    """The round's result; rows are ranked units, then gate failures, then the rows listed apart.
+
+    Schema 2: no advancement is announced on provisional totals. `standing` is final only when
+    every gate-eligible unit is final (all reviews in, no documented replacement pending);
+    `advancing` (final) stays empty until then, `advancing_projected` is what the current totals
+    say. Schema 1 files load with `standing` provisional and an empty projected list.
+    """
+
+    schema_version: int = 2
     round_id: str
-    provisional: bool
+    provisional: bool = Field(description="any scored row (ranked or gate-failed) is provisional")
+    standing: Standing = "provisional"
+    standing_reason: str = ""
+    provisional_codes: list[str] = Field(
+        default_factory=list, description="gate-eligible candidate codes still provisional"
+    )
     rules: Rules = Field(default_factory=Rules)
     fifth_total: float | None
-    advancing: list[str] = Field(description="candidate codes")
+    advancing: list[str] = Field(
+        description="candidate codes that advance; empty while the standing is provisional"
+    )
+    advancing_projected: list[str] = Field(
+        default_factory=list, description="candidate codes that advance on the current totals"
+    )
     ties: list[Tie] = Field(default_factory=list)
     units: list[LeaderboardRow]
     not_testable: list[NotTestable] = Field(default_factory=list)
+    code_map: CodeMap | None = Field(
+        default=None, description="sealed or revealed code map (absent in files before it)"
+    )
 
 

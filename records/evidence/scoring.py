@@ -10,12 +10,13 @@ from typing import Literal
 from pydantic import Field
 
 from records.base import Record, Root
-from records.evidence.blind import CodeEntry, CodeMap, CodesRecord
+from records.evidence.blind import CodeEntry as CodeEntry  # re-exported
+from records.evidence.blind import CodeMap
+from records.evidence.blind import CodesRecord as CodesRecord
 from records.evidence.gateway import Tokens
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
-
 
 UnitStatus = Literal[
     "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"

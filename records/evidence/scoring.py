@@ -1,4 +1,7 @@
-"""Scoring evidence: codes.json, packets, reviews, leaderboard.json; every number cites its source."""
+"""Scoring evidence: packets, reviews, leaderboard.json; every number cites its source.
+
+The code map and the packets' private report are in records/evidence/blind.py.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from records.base import Record
-from records.evidence.session import Tokens
+from records.base import Record, Root
+from records.evidence.blind import CodeEntry as CodeEntry  # re-exported
+from records.evidence.blind import CodeMap
+from records.evidence.blind import CodesRecord as CodesRecord
+from records.evidence.gateway import Tokens
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
-
 
 UnitStatus = Literal[
     "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"
@@ -42,38 +47,12 @@ class DimensionScore(Record):
     note: str = ""
 
 
-class CodeEntry(Record):
-    unit: str
-    code: str
-
-
-class CodesRecord(Record):
-    """`evidence/<round>/codes.json` (not part of any packet: it maps codes to units)."""
-
-    round_id: str
-    seed: int
-    scheme: str = Field(default="C- + 4 chars of sha256('siteos-code:<seed>:<unit>:<attempt>')")
-    codes: list[CodeEntry] = Field(default_factory=list)
-
-    def code_of(self, unit: str) -> str:
-        for entry in self.codes:
-            if entry.unit == unit:
-                return entry.code
-        raise KeyError(f"no candidate code for unit {unit!r}")
-
-    def unit_of(self, code: str) -> str:
-        for entry in self.codes:
-            if entry.code == code:
-                return entry.unit
-        raise KeyError(f"unknown candidate code {code!r}")
-
-
 class PacketEntry(Record):
     code: str
     files: list[str]
 
 
-class PacketIndex(Record):
+class PacketIndex(Root):
     """`packets/index.json`: sorted by code; no unit, identity, time or order information."""
 
     round_id: str
@@ -151,6 +130,21 @@ class ReviewState(Record):
     code: ReviewStatus
 
 
+class DimensionAgreement(Record):
+    """How far one code's reviewers agree in one dimension."""
+
+    reviewers: int
+    spread: float | None = Field(description="highest minus lowest score; None below two")
+    limit: float = Field(description="a gap above this between the first two asks for a third")
+    third_review: bool = Field(description="the first two differed by more than the limit")
+    status: ReviewStatus
+
+
+class ReviewAgreement(Record):
+    visual: DimensionAgreement
+    code: DimensionAgreement
+
+
 class LeaderboardRow(Record):
     unit: str
     candidate_code: str | None
@@ -168,6 +162,7 @@ class LeaderboardRow(Record):
     capped: bool = False
     provisional: bool = False
     reviews: ReviewState | None = None
+    agreement: ReviewAgreement | None = None
     eligible: bool = False
     gates_failed: list[GateFailure] = Field(default_factory=list)
     checks_not_executed: list[str] = Field(default_factory=list)
@@ -220,7 +215,7 @@ class Rules(Record):
 Standing = Literal["provisional", "final"]
 
 
-class Leaderboard(Record):
+class Leaderboard(Root):
     """The round's result; rows are ranked units, then gate failures, then the rows listed apart.
 
     Schema 2: no advancement is announced on provisional totals. `standing` is final only when
@@ -248,5 +243,8 @@ class Leaderboard(Record):
     ties: list[Tie] = Field(default_factory=list)
     units: list[LeaderboardRow]
     not_testable: list[NotTestable] = Field(default_factory=list)
+    code_map: CodeMap | None = Field(
+        default=None, description="sealed or revealed code map (absent in files before it)"
+    )
 
 

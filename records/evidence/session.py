@@ -25,6 +25,8 @@ StopStatus = Literal[
 ]
 FailureClass = Literal["none", "model", "provider_outage", "harness"]
 Validity = Literal["valid", "invalid"]
+# The agent runs in its own session (no controlling TTY); its stdin is closed after the prompt.
+HUMAN_INTERVENTION_BASIS = "none possible (no TTY, stdin closed)"
 IdentityVerdict = Literal["consistent", "contradicts", "unobserved"]
 
 
@@ -102,6 +104,10 @@ class SessionRecord(Record):
     frozen_prompt_sha256: str | None
     frozen_starter_tree_sha256: str | None
     human_intervention: bool = False
+    human_intervention_basis: str = Field(
+        default=HUMAN_INTERVENTION_BASIS,
+        description="why no human can intervene: it holds by construction, it is not measured",
+    )
     harness_retries: int = 0
     commands: int = 0
     evidence_files: list[str] = Field(default_factory=list)

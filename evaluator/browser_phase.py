@@ -30,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,8 +39,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from evaluator import gate_probes as probes
 from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
-from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
+from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.checks.base import CheckContext, CheckStopped, Facts
+from evaluator.checks.spec import Check
 from evaluator.data import DATA_FILE, VenueData, load_venues
 from evaluator.serve import StaticServer
 from records.evidence.evaluation import CheckResult, Diagnostic, Screenshot
@@ -205,7 +205,7 @@ class Watchdog:
 
 
 def run_check(
-    module: ModuleType,
+    check: Check,
     make_ctx: Callable[[], CheckContext],
     session: Session,
     budget_s: float,
@@ -219,7 +219,7 @@ def run_check(
     ctx: CheckContext | None = None
     try:
         ctx = make_ctx()
-        module.run(ctx)
+        check.run(ctx)
     except CheckStopped:
         pass
     except PlaywrightTimeoutError as exc:
@@ -258,14 +258,14 @@ def run_check(
         )
     passed = executed and not diagnostics
     return CheckResult(
-        id=module.ID,
-        dimension=module.DIMENSION,
-        points=module.POINTS if passed else 0,
-        max_points=module.POINTS,
+        id=check.id,
+        dimension=check.dimension,
+        points=check.points if passed else 0,
+        max_points=check.points,
         executed=executed,
         passed=passed,
         diagnostics=diagnostics,
-        proves=proves(module),
+        proves=check.proves,
         duration_s=round(time.monotonic() - started, 2),
     )
 
@@ -317,10 +317,8 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             ).model_dump()
         )
 
-    selected = [m for m in CHECKS if opts.only is None or m.ID in opts.only]
-    facts.collectors = {
-        m.ID: m.shared_visits(data) for m in selected if hasattr(m, "shared_visits")
-    }
+    selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
+    facts.collectors = {c.id: c.shared_visits(data) for c in selected if c.shared_visits}
     core_ids = set(CORE_JOURNEYS.values())
     hangs = 0
     with StaticServer(opts.dist) as server, sync_playwright() as pw:
@@ -370,19 +368,19 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                 relaunch()
 
         t_checks = time.monotonic()
-        ordered = [m for m in selected if m.ID in core_ids] + [
-            m for m in selected if m.ID not in core_ids
+        ordered = [c for c in selected if c.id in core_ids] + [
+            c for c in selected if c.id not in core_ids
         ]
-        for module in ordered:
+        for check in ordered:
             if hangs >= MAX_HANGS:
                 result = CheckResult(
-                    id=module.ID,
-                    dimension=module.DIMENSION,
+                    id=check.id,
+                    dimension=check.dimension,
                     points=0,
-                    max_points=module.POINTS,
+                    max_points=check.points,
                     executed=True,
                     passed=False,
-                    proves=proves(module),
+                    proves=check.proves,
                     diagnostics=[
                         Diagnostic(
                             expected="a responsive page",
@@ -391,17 +389,17 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                     ],
                 )
             else:
-                maker = core_ctx if module.ID in core_ids else main_ctx
+                maker = core_ctx if check.id in core_ids else main_ctx
                 result = run_check(
-                    module, maker, session, opts.check_budget_s, lambda: facts.shared_s
+                    check, maker, session, opts.check_budget_s, lambda: facts.shared_s
                 )
                 if session.hung:
                     hangs += 1
                     relaunch()
             state.checks.append(result.model_dump())
             save()
-            if module.ID in core_ids and not any(
-                m.ID in core_ids for m in ordered[ordered.index(module) + 1 :]
+            if check.id in core_ids and not any(
+                c.id in core_ids for c in ordered[ordered.index(check) + 1 :]
             ):
                 session.finish_recording(state)
         session.finish_recording(state)

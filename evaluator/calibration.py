@@ -1,6 +1,6 @@
 """Calibration: evaluate the deliberately incomplete starter and demand the frozen outcome.
 
-Passes only when the starter installs and builds, all 15 checks execute (no browser/runtime
+Passes only when the starter installs and builds, every check executes (no browser/runtime
 failure), the three core journeys are detected missing, the hard gate fails and the automated
 score is exactly 26/60. Writes evidence/<round>/calibration.json and the evaluator's output in
 evidence/<round>/calibration/. Exit code 0 only when it passes.
@@ -101,7 +101,7 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         install_ok=result.install_ok,
         build_ok=result.build_ok,
         failed_checks=result.failed_checks,
-        expected_failed_checks=[m.ID for m in CHECKS if m.ID not in STARTER_PASSES],
+        expected_failed_checks=[c.id for c in CHECKS if c.id not in STARTER_PASSES],
         reasons=reasons,
         result=str((out / "result.json").relative_to(paths.root)),
         duration_s=result.timings.total_s,

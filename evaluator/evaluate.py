@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_copy, write_log
-from evaluator.checks import CHECKS, CORE_JOURNEYS, proves
+from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS
 from evaluator.data import DATA_FILE
 from evaluator.gates import capped, compute_gates
 from records.evidence.evaluation import (
@@ -103,16 +103,16 @@ def run_browser_phase(
 def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
     return [
         CheckResult(
-            id=m.ID,
-            dimension=m.DIMENSION,
+            id=c.id,
+            dimension=c.dimension,
             points=0,
-            max_points=m.POINTS,
+            max_points=c.points,
             executed=executed,
             passed=False,
-            proves=proves(m),
+            proves=c.proves,
             diagnostics=[Diagnostic(expected="the check runs", seen=reason)],
         )
-        for m in CHECKS
+        for c in CHECKS
     ]
 
 
@@ -197,7 +197,7 @@ def evaluate(
             ):
                 if missing.id not in ran:
                     checks.append(missing)
-            order = [m.ID for m in CHECKS]
+            order = [c.id for c in CHECKS]
             checks.sort(key=lambda c: order.index(c.id))
         else:
             checks = _not_run(f"not run: {build_reason}")
@@ -258,7 +258,7 @@ def summary(result: EvaluationResult) -> str:
         f"automated score {result.automated_score}/{result.max_automated}"
         f" (capped {result.capped_score}); hard gate failed: {result.hard_gate_failed}",
         f"install {result.install_ok} check {result.check_ok} build {result.build_ok};"
-        f" {result.checks_executed}/15 checks executed; {result.timings.total_s:.1f} s",
+        f" {result.checks_executed}/{CHECK_COUNT} checks executed; {result.timings.total_s:.1f} s",
     ]
     for check in result.checks:
         mark = "PASS" if check.passed else ("FAIL" if check.executed else "NOT RUN")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
+from evaluator.checks._dialog import ENQUIRE, dialog_open, find_fields, tomorrow_iso
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.dialog import ENQUIRE, dialog_open, find_fields, tomorrow_iso
 
 
 def root_page(ctx: CheckContext) -> str | None:

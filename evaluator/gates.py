@@ -1,5 +1,6 @@
 """The six gates (docs/acceptance-contract.md). Any failed gate makes the submission ineligible
-for the craft ranking; scoring caps its total at 49 from `hard_gate_failed`."""
+for the craft ranking; scoring caps its total at `records.rubric.GATE_CAP` from
+`hard_gate_failed`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from evaluator.checks import CORE_JOURNEYS
 from records.evidence.evaluation import CheckResult, GateResult
+from records.rubric import GATE_CAP
 
 GATE_IDS = [
     "install-build",
@@ -17,7 +19,7 @@ GATE_IDS = [
     "axe-serious",
 ]
 OVERFLOW_LIMIT_PX = 16
-SCORE_CAP = 49
+SCORE_CAP = int(GATE_CAP)
 
 
 def compute_gates(

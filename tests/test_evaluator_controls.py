@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_every_check_has_a_mutant() -> None:
-    assert sorted(mutant_patches()) == sorted(m.ID for m in CHECKS)
+    assert sorted(mutant_patches()) == sorted(c.id for c in CHECKS)
 
 
 @pytest.mark.timeout(3600)  # sixteen full evaluations; the benchmark script measures the speed

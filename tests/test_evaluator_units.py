@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -9,39 +10,47 @@ from pathlib import Path
 import pytest
 
 from evaluator.browser import CHROMIUM_ARGS, is_loopback
-from evaluator.checks import CHECKS, CORE_JOURNEYS
+from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS, DIMENSION_POINTS, MAX_POINTS
 from evaluator.checks.base import has_count
+from evaluator.checks.spec import Check
 from evaluator.data import load_venues
 from evaluator.gates import GATE_IDS, capped, compute_gates
 from evaluator.serve import StaticServer, resolve
 from records.evidence.evaluation import CheckResult, EvaluationResult
+from records.rubric import AUTOMATED_MAX, GATE_CAP, MAX_AUTOMATED
 
+ROOT = Path(__file__).resolve().parent.parent
+TABLE_ROW = re.compile(
+    r"^\| `([a-z-]+)` \| (functional|responsive|accessibility) \| (\d+) \|", re.M
+)
+# The contract's table of scored checks: id -> (dimension, points), in its order.
 CONTRACT = {
-    "catalogue-listing": ("functional", 4),
-    "filter-journey": ("functional", 6),
-    "url-state": ("functional", 5),
-    "venue-detail": ("functional", 5),
-    "enquiry-form": ("functional", 5),
-    "no-overflow": ("responsive", 5),
-    "responsive-layout": ("responsive", 4),
-    "long-copy": ("responsive", 4),
-    "media-fallback": ("responsive", 4),
-    "mobile-nav": ("responsive", 3),
-    "keyboard-focus": ("accessibility", 3),
-    "dialog-focus": ("accessibility", 3),
-    "semantics": ("accessibility", 3),
-    "reduced-motion": ("accessibility", 3),
-    "axe": ("accessibility", 3),
+    m[0]: (m[1], int(m[2]))
+    for m in TABLE_ROW.findall((ROOT / "docs" / "acceptance-contract.md").read_text())
 }
 
 
 def test_checks_match_the_contract_table() -> None:
-    assert [m.ID for m in CHECKS] == list(CONTRACT)
-    for module in CHECKS:
-        assert CONTRACT[module.ID] == (module.DIMENSION, module.POINTS)
-        assert module.__doc__ and module.__doc__.startswith(module.ID)
-    assert sum(m.POINTS for m in CHECKS) == 60
+    assert [c.id for c in CHECKS] == list(CONTRACT)
+    for check in CHECKS:
+        assert CONTRACT[check.id] == (check.dimension, check.points)
+        assert check.doc.startswith(check.id) and check.proves
+    assert len(CONTRACT) == CHECK_COUNT and MAX_POINTS == MAX_AUTOMATED
+    for dimension, points in AUTOMATED_MAX.items():
+        assert DIMENSION_POINTS[dimension] == points
+        assert sum(p for d, p in CONTRACT.values() if d == dimension) == points
+    assert list(CORE_JOURNEYS) == ["filter", "detail", "enquiry"]
     assert set(CORE_JOURNEYS.values()) <= set(CONTRACT)
+
+
+def test_a_check_spec_states_what_it_is() -> None:
+    run = CHECKS[0].run
+    with pytest.raises(ValueError, match="docstring"):
+        Check(id="x", dimension="functional", points=1, run=run, doc="y: proves nothing")
+    with pytest.raises(ValueError, match="points"):
+        Check(id="x", dimension="functional", points=0, run=run, doc="x: proves")
+    with pytest.raises(ValueError, match="journey-critical"):
+        Check(id="x", dimension="functional", points=1, run=run, doc="x: p", journey="filter")
 
 
 def test_checks_never_use_class_selectors() -> None:
@@ -104,7 +113,7 @@ def _check(check_id: str, passed: bool) -> CheckResult:
     return CheckResult(
         id=check_id,
         dimension=dim,
-        points=pts if passed else 0,  # type: ignore[arg-type]
+        points=pts if passed else 0,
         max_points=pts,
         executed=True,
         passed=passed,
@@ -125,7 +134,7 @@ def test_gates() -> None:
     failed = {g.id for g in gates if g.failed}
     assert failed == {"core-journey", "horizontal-overflow"}
     assert "detail" in next(g.reason for g in gates if g.id == "core-journey")
-    assert capped(55, True) == 49 and capped(55, False) == 55
+    assert capped(55, True) == GATE_CAP and capped(55, False) == 55
 
 
 def test_result_record_names() -> None:

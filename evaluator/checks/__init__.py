@@ -1,8 +1,11 @@
-"""The 15 scored checks (60 points), one module each, in the contract's table order."""
+"""The registry of scored checks, one module each, in the contract's table order.
+
+Everything countable about the checks (how many, the maximum, each dimension's share, which
+checks carry the core journeys) is derived here from the modules' `CHECK` specs, and must agree
+with the rubric (`records/rubric.py`): a disagreement stops the import.
+"""
 
 from __future__ import annotations
-
-from types import ModuleType
 
 from evaluator.checks import (
     axe,
@@ -21,31 +24,55 @@ from evaluator.checks import (
     url_state,
     venue_detail,
 )
+from evaluator.checks.spec import Check
+from records.rubric import AUTOMATED_MAX, MAX_AUTOMATED, DimensionId
 
-CHECKS: list[ModuleType] = [
-    catalogue_listing,
-    filter_journey,
-    url_state,
-    venue_detail,
-    enquiry_form,
-    no_overflow,
-    responsive_layout,
-    long_copy,
-    media_fallback,
-    mobile_nav,
-    keyboard_focus,
-    dialog_focus,
-    semantics,
-    reduced_motion,
-    axe,
-]
+CHECKS: tuple[Check, ...] = tuple(
+    module.CHECK
+    for module in (
+        catalogue_listing,
+        filter_journey,
+        url_state,
+        venue_detail,
+        enquiry_form,
+        no_overflow,
+        responsive_layout,
+        long_copy,
+        media_fallback,
+        mobile_nav,
+        keyboard_focus,
+        dialog_focus,
+        semantics,
+        reduced_motion,
+        axe,
+    )
+)
 
-CORE_JOURNEYS = {"filter": "filter-journey", "detail": "venue-detail", "enquiry": "enquiry-form"}
+BY_ID: dict[str, Check] = {check.id: check for check in CHECKS}
+CHECK_COUNT = len(CHECKS)
+MAX_POINTS = sum(check.points for check in CHECKS)
+DIMENSION_POINTS: dict[DimensionId, int] = {
+    dimension: sum(c.points for c in CHECKS if c.dimension == dimension)
+    for dimension in AUTOMATED_MAX
+}
+CORE_JOURNEYS: dict[str, str] = {c.journey: c.id for c in CHECKS if c.journey}
+"""Core journey -> the check that carries it ({"filter": "filter-journey", ...})."""
 
-BY_ID = {module.ID: module for module in CHECKS}
+
+def _agree_with_rubric() -> None:
+    if len(BY_ID) != CHECK_COUNT:
+        raise RuntimeError("evaluator/checks: two checks share an id")
+    stray = sorted({c.dimension for c in CHECKS} - set(AUTOMATED_MAX))
+    if stray:
+        raise RuntimeError(f"evaluator/checks: dimensions not automated in the rubric: {stray}")
+    for dimension, points in DIMENSION_POINTS.items():
+        if points != AUTOMATED_MAX[dimension]:
+            raise RuntimeError(
+                f"evaluator/checks: the {dimension} checks sum to {points} points, "
+                f"records/rubric.py says {AUTOMATED_MAX[dimension]:g}"
+            )
+    if MAX_POINTS != MAX_AUTOMATED:
+        raise RuntimeError(f"evaluator/checks: {MAX_POINTS} points, rubric {MAX_AUTOMATED}")
 
 
-def proves(module: ModuleType) -> str:
-    """The check's docstring after its id, as one line."""
-    doc = " ".join((module.__doc__ or "").split())
-    return doc.split(": ", 1)[1] if ": " in doc else doc
+_agree_with_rubric()

@@ -10,13 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.browser import run_axe
+from evaluator.checks._dialog import DIALOG_SELECTOR, dialog_open, enquire_button
 from evaluator.checks.base import CheckContext, SharedVisit, visit_key, wait_until
-from evaluator.checks.dialog import DIALOG_SELECTOR, dialog_open, enquire_button
+from evaluator.checks.spec import Check
 from evaluator.data import VenueData
-
-ID = "axe"
-DIMENSION = "accessibility"
-POINTS = 3
 
 
 def page_runs(data: VenueData) -> list[tuple[str, str, int]]:
@@ -48,11 +45,11 @@ def run(ctx: CheckContext) -> None:
     data = ctx.data
     found: list[tuple[str, dict[str, Any], SharedVisit | None]] = []
     for label, path, width in page_runs(data):
-        where = ctx.shared(ID, visit_key(path, width))
+        where = ctx.shared(CHECK.id, visit_key(path, width))
         if where is None:
             ctx.goto(path, width=width)
         found += [(f"{label} @ {width}px", v, where) for v in ctx.axe(label, where=where)]
-    where = ctx.shared(ID, visit_key("/venues", 360, "menu-open"))
+    where = ctx.shared(CHECK.id, visit_key("/venues", 360, "menu-open"))
     if where is None:
         ctx.goto("/venues", width=360)
         menu = page.get_by_role("button", name="Menu", exact=True)
@@ -62,7 +59,7 @@ def run(ctx: CheckContext) -> None:
     found += [
         ("catalogue (menu) @ 360px", v, where) for v in ctx.axe("catalogue-menu", where=where)
     ]
-    where = ctx.shared(ID, visit_key(data.ordinary.path, 1440, "dialog-open"))
+    where = ctx.shared(CHECK.id, visit_key(data.ordinary.path, 1440, "dialog-open"))
     if where is not None:
         found += [("enquiry dialog", v, where) for v in ctx.axe("dialog", DIALOG_SELECTOR, where)]
     else:
@@ -82,3 +79,13 @@ def run(ctx: CheckContext) -> None:
             ", ".join(targets),
             where=where,
         )
+
+
+CHECK = Check(
+    id="axe",
+    dimension="accessibility",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+    shared_visits=shared_visits,
+)

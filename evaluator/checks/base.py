@@ -1,7 +1,7 @@
 """The check framework: the context every check receives, diagnostics and shared DOM helpers.
 
-A check module declares `ID`, `DIMENSION`, `POINTS`, a docstring saying what it proves, and
-`run(ctx) -> None`, recording problems with `ctx.problem(...)` (or stopping with `ctx.stop(...)`).
+A check module exports one `CHECK = Check(...)` (`evaluator/checks/spec.py`) whose `run(ctx)`
+records problems with `ctx.problem(...)` (or stops with `ctx.stop(...)`).
 No problems means passed (all points); any problem means failed (no points). An exception that
 is not a `CheckStopped` or a Playwright timeout is a browser/runtime failure: executed=false.
 

@@ -5,10 +5,7 @@ polite live region are part of the filters: see filter-journey.)"""
 from __future__ import annotations
 
 from evaluator.checks.base import CheckContext, names, short_list
-
-ID = "catalogue-listing"
-DIMENSION = "functional"
-POINTS = 4
+from evaluator.checks.spec import Check
 
 
 def run(ctx: CheckContext) -> None:
@@ -35,3 +32,12 @@ def run(ctx: CheckContext) -> None:
             "order: " + short_list(names(links), 4),
             "h2/h3 > link",
         )
+
+
+CHECK = Check(
+    id="catalogue-listing",
+    dimension="functional",
+    points=4,
+    run=run,
+    doc=__doc__ or "",
+)

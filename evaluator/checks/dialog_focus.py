@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
+from evaluator.checks._dialog import dialog_open, enquire_button, open_dialog
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.dialog import dialog_open, enquire_button, open_dialog
-
-ID = "dialog-focus"
-DIMENSION = "accessibility"
-POINTS = 3
+from evaluator.checks.spec import Check
 
 INSIDE_JS = "d => d.contains(document.activeElement) && document.activeElement !== document.body"
 
@@ -69,3 +66,12 @@ def run(ctx: CheckContext) -> None:
                 f"focus is on {ctx.active_description()}",
                 'role=button[name="Enquire about this venue"]',
             )
+
+
+CHECK = Check(
+    id="dialog-focus",
+    dimension="accessibility",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+)

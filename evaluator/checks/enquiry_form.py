@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Request
 
+from evaluator.checks._dialog import Fields, find_fields, open_dialog, tomorrow_iso
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.dialog import Fields, find_fields, open_dialog, tomorrow_iso
-
-ID = "enquiry-form"
-DIMENSION = "functional"
-POINTS = 5
+from evaluator.checks.spec import Check
 
 FIELD_JS = """
 (el) => {
@@ -193,3 +190,14 @@ def run(ctx: CheckContext) -> None:
         ctx.problem(
             "nothing is sent over the network on submit", f"requests: {sent[:3]}", "network"
         )
+
+
+CHECK = Check(
+    id="enquiry-form",
+    dimension="functional",
+    points=5,
+    run=run,
+    doc=__doc__ or "",
+    journey="enquiry",
+    journey_critical="the dialog opens and a valid enquiry is sent, ending in the success message",
+)

@@ -9,19 +9,16 @@ aria-live="polite"); a filter set with no match shows "No venues match" and a
 
 from __future__ import annotations
 
-from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
-from evaluator.checks.filters import (
+from evaluator.checks._filters import (
     Controls,
     control_state,
     find_controls,
     set_guests,
     wait_for_names,
 )
+from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
+from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS
-
-ID = "filter-journey"
-DIMENSION = "functional"
-POINTS = 6
 
 
 def _expect(ctx: CheckContext, step: str, expected: list[str]) -> None:
@@ -132,3 +129,14 @@ def run(ctx: CheckContext) -> None:
             f"controls after clearing: {state}",
             "filter controls",
         )
+
+
+CHECK = Check(
+    id="filter-journey",
+    dimension="functional",
+    points=6,
+    run=run,
+    doc=__doc__ or "",
+    journey="filter",
+    journey_critical="setting a filter shows the right venues, and clearing brings them all back",
+)

@@ -7,10 +7,7 @@ its neighbours)."""
 from __future__ import annotations
 
 from evaluator.checks.base import CheckContext
-
-ID = "keyboard-focus"
-DIMENSION = "accessibility"
-POINTS = 3
+from evaluator.checks.spec import Check
 
 # Indexes every visible, enabled, tabbable element and records its unfocused style signature
 # (the element, its parent, its neighbours and its labels) to spot focus-only style changes.
@@ -129,3 +126,12 @@ def run(ctx: CheckContext) -> None:
             )
     for path in ("/", "/venues"):
         _walk(ctx, path)
+
+
+CHECK = Check(
+    id="keyboard-focus",
+    dimension="accessibility",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+)

@@ -6,10 +6,7 @@ clipping of its box."""
 from __future__ import annotations
 
 from evaluator.checks.base import CheckContext
-
-ID = "long-copy"
-DIMENSION = "responsive"
-POINTS = 4
+from evaluator.checks.spec import Check
 
 # Returns why `el` is clipped or overflowing, or null when it is shown whole.
 CLIP_JS = """
@@ -99,3 +96,12 @@ def run(ctx: CheckContext) -> None:
             f"its container: {problem}",
             "main (description)",
         )
+
+
+CHECK = Check(
+    id="long-copy",
+    dimension="responsive",
+    points=4,
+    run=run,
+    doc=__doc__ or "",
+)

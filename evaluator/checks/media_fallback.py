@@ -6,10 +6,7 @@ no request leaves the site's origin."""
 from __future__ import annotations
 
 from evaluator.checks.base import FIND_CARD_JS, CheckContext, wait_until
-
-ID = "media-fallback"
-DIMENSION = "responsive"
-POINTS = 4
+from evaluator.checks.spec import Check
 
 CARD_JS = (
     "(path) => {"
@@ -87,3 +84,12 @@ def run(ctx: CheckContext) -> None:
         ctx.problem(
             "no request leaves the site's origin", f"blocked requests: {blocked[:4]}", "network"
         )
+
+
+CHECK = Check(
+    id="media-fallback",
+    dimension="responsive",
+    points=4,
+    run=run,
+    doc=__doc__ or "",
+)

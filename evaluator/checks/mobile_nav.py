@@ -6,10 +6,7 @@ them; at 768 and 1440 px the links are visible and no "Menu" button is displayed
 from __future__ import annotations
 
 from evaluator.checks.base import CheckContext, wait_until
-
-ID = "mobile-nav"
-DIMENSION = "responsive"
-POINTS = 3
+from evaluator.checks.spec import Check
 
 LINKS = ("Venues", "About")
 
@@ -103,3 +100,12 @@ def run(ctx: CheckContext) -> None:
                 f"visible: {shown}",
                 'navigation "Primary"',
             )
+
+
+CHECK = Check(
+    id="mobile-nav",
+    dimension="responsive",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+)

@@ -4,12 +4,9 @@ name and the longest description), not-found — and in every state: menu open, 
 
 from __future__ import annotations
 
+from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.dialog import dialog_open, enquire_button
-
-ID = "no-overflow"
-DIMENSION = "responsive"
-POINTS = 5
+from evaluator.checks.spec import Check
 
 
 def pages(ctx: CheckContext) -> list[tuple[str, str]]:
@@ -69,3 +66,12 @@ def run(ctx: CheckContext) -> None:
             + (f" (+{len(failures) - 8} more)" if len(failures) > 8 else ""),
             "document.documentElement",
         )
+
+
+CHECK = Check(
+    id="no-overflow",
+    dimension="responsive",
+    points=5,
+    run=run,
+    doc=__doc__ or "",
+)

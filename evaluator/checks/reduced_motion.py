@@ -5,12 +5,9 @@ are the settled-state wait's business; this check only looks at the reduced-moti
 
 from __future__ import annotations
 
+from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.dialog import dialog_open, enquire_button
-
-ID = "reduced-motion"
-DIMENSION = "accessibility"
-POINTS = 3
+from evaluator.checks.spec import Check
 
 # Installed before any page script: records every animation/transition that has a duration.
 RECORDER_JS = """
@@ -88,3 +85,12 @@ def run(ctx: CheckContext) -> None:
             "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else ""),
             "@media (prefers-reduced-motion: reduce)",
         )
+
+
+CHECK = Check(
+    id="reduced-motion",
+    dimension="accessibility",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+)

@@ -8,11 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.checks.base import FIND_CARD_JS, CheckContext, visit_key
+from evaluator.checks.spec import Check
 from evaluator.data import VenueData
-
-ID = "responsive-layout"
-DIMENSION = "responsive"
-POINTS = 4
 
 COLUMNS_JS = (
     "(paths) => {"
@@ -50,7 +47,7 @@ def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
 def run(ctx: CheckContext) -> None:
     paths = [v.path for v in ctx.data.venues]
     for width, (low, high) in RULES.items():
-        where = ctx.shared(ID, visit_key("/venues", width))
+        where = ctx.shared(CHECK.id, visit_key("/venues", width))
         if where is None:
             ctx.goto("/venues", width=width)
             got = measure(ctx)
@@ -73,3 +70,13 @@ def run(ctx: CheckContext) -> None:
                 "venue cards",
                 where,
             )
+
+
+CHECK = Check(
+    id="responsive-layout",
+    dimension="responsive",
+    points=4,
+    run=run,
+    doc=__doc__ or "",
+    shared_visits=shared_visits,
+)

@@ -9,11 +9,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from evaluator.checks.base import CheckContext, SharedVisit, visit_key
+from evaluator.checks.spec import Check
 from evaluator.data import VenueData
-
-ID = "semantics"
-DIMENSION = "accessibility"
-POINTS = 3
 
 ROLES: tuple[Literal["banner", "main", "contentinfo"], ...] = ("banner", "main", "contentinfo")
 LINKS = (("Venues", ("/venues", "")), ("About", ("/", "#about")))
@@ -82,9 +79,19 @@ def judge(ctx: CheckContext, got: dict[str, Any], where: SharedVisit | None) -> 
 
 def run(ctx: CheckContext) -> None:
     for path in page_paths(ctx.data):
-        where = ctx.shared(ID, visit_key(path, 1440))
+        where = ctx.shared(CHECK.id, visit_key(path, 1440))
         if where is None:
             ctx.goto(path, width=1440)
             judge(ctx, measure(ctx), None)
         else:
             judge(ctx, where.value, where)
+
+
+CHECK = Check(
+    id="semantics",
+    dimension="accessibility",
+    points=3,
+    run=run,
+    doc=__doc__ or "",
+    shared_visits=shared_visits,
+)

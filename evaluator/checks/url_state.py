@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
 from evaluator.checks.base import CheckContext, names, short_list, wait_until
-from evaluator.checks.filters import control_state, find_controls, set_guests, wait_for_names
-
-ID = "url-state"
-DIMENSION = "functional"
-POINTS = 5
+from evaluator.checks.spec import Check
 
 
 def _params(url: str) -> dict[str, list[str]]:
@@ -157,3 +154,12 @@ def run(ctx: CheckContext) -> None:
                 'role=button[name="Clear filters"]',
             )
     # Without the button the empty state is filter-journey's failure, not this check's.
+
+
+CHECK = Check(
+    id="url-state",
+    dimension="functional",
+    points=5,
+    run=run,
+    doc=__doc__ or "",
+)

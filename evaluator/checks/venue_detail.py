@@ -9,11 +9,8 @@ containing "not found" and an "All venues" link to /venues)."""
 from __future__ import annotations
 
 from evaluator.checks.base import CheckContext, wait_until
+from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS, Venue
-
-ID = "venue-detail"
-DIMENSION = "functional"
-POINTS = 5
 
 PAGE_JS = """
 () => {
@@ -186,3 +183,14 @@ def run(ctx: CheckContext) -> None:
                 f"links named All venues: {hrefs}",
                 'role=link[name="All venues"]',
             )
+
+
+CHECK = Check(
+    id="venue-detail",
+    dimension="functional",
+    points=5,
+    run=run,
+    doc=__doc__ or "",
+    journey="detail",
+    journey_critical="a card's link opens that venue's page with its name, facts and description",
+)

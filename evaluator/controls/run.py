@@ -1,4 +1,4 @@
-"""Controls: the reference solution must score 60/60 with no gate failing, and each mutant (one
+"""Controls: the reference solution must score full marks with no gate failing, and each mutant (one
 small, realistic defect per check, `mutants/<check-id>.patch`, applied with `patch -p1` on top
 of the reference) must lose exactly its own check's points while every other check still passes.
 
@@ -30,8 +30,6 @@ from records.io import read_json, write_json
 from records.layout import EVIDENCE_DIR, controls_dir, controls_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
-
-
 
 
 def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:
@@ -117,7 +115,7 @@ def run_controls(
             else:
                 app = reference
             expected_failed = [check] if check else []
-            expected = MAX_AUTOMATED - (BY_ID[check].POINTS if check else 0)
+            expected = MAX_AUTOMATED - (BY_ID[check].points if check else 0)
             description = describe(patches[check]) if check else "the reference solution"
             row = ControlRow(
                 control=name,
@@ -161,7 +159,8 @@ def run_controls(
             rows.append(row)
             status = "match" if row.match else "MISMATCH " + row.reason[:300]
             print(
-                f"{name:28} {result.automated_score:2}/60 {result.timings.total_s:5.1f}s {status}",
+                f"{name:28} {result.automated_score:2}/{MAX_AUTOMATED}"
+                f" {result.timings.total_s:5.1f}s {status}",
                 flush=True,
             )
     table = [r.model_dump() for r in rows]

@@ -1,0 +1,61 @@
+"""A check as a spec: its points, the contract clauses it owns and the function that runs it.
+
+Each check module exports one `CHECK = Check(...)`; the registry (`evaluator/checks/__init__.py`)
+derives the check list, the maxima and the dimension splits from these specs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from records.evidence.evaluation import Dimension
+
+if TYPE_CHECKING:
+    from evaluator.checks.base import CheckContext
+    from evaluator.data import VenueData
+
+Collectors = dict[str, Callable[["CheckContext"], Any]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One scored check.
+
+    `doc` is the module docstring ("<id>: what it proves"); `clauses` are the ids of the contract
+    clauses it owns (`evaluator/contract.py`); `journey` names the core journey the check carries
+    ("filter", "detail", "enquiry") and `journey_critical` says which of its assertions, failing,
+    mean the visitor cannot complete that journey (those diagnostics fail the core-journey gate);
+    `shared_visits(data)` lists the settled states it can judge on another check's visit.
+    """
+
+    id: str
+    dimension: Dimension
+    points: int
+    run: Callable[[CheckContext], None]
+    doc: str
+    clauses: Sequence[str] = ()
+    journey: str | None = None
+    journey_critical: str = ""
+    shared_visits: Callable[[VenueData], Collectors] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "clauses", tuple(self.clauses))
+        if self.points < 1:
+            raise ValueError(f"check {self.id}: points must be at least 1, not {self.points}")
+        if not self.doc.strip().startswith(f"{self.id}"):
+            raise ValueError(f"check {self.id}: its docstring must start with its id")
+        if bool(self.journey) != bool(self.journey_critical):
+            raise ValueError(
+                f"check {self.id}: a core-journey check states its journey-critical assertions "
+                "(and only a core-journey check does)"
+            )
+        if len(set(self.clauses)) != len(self.clauses):
+            raise ValueError(f"check {self.id}: a clause is listed twice")
+
+    @property
+    def proves(self) -> str:
+        """The docstring after its id, as one line."""
+        doc = " ".join(self.doc.split())
+        return doc.split(": ", 1)[1] if ": " in doc else doc

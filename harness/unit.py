@@ -279,11 +279,8 @@ def _execute(
         "isolated": isolated,
     })  # fmt: skip
     write_marker(paths, marker)
-    if (marker.prompt_sha256, tree_hash) != run.frozen:
-        return _finish_without_session(
-            run, marker,
-            "prompt or starter differs from the frozen round: no session was started", replacing,
-        )  # fmt: skip
+    if (marker.prompt_sha256, tree_hash) != run.frozen:  # invalid, not a harness failure
+        return _finish_without_session(run, marker, "", replacing)
 
     def started(pid: int) -> None:
         write_marker(paths, marker.model_copy(update={"agent_pgid": pid}))
@@ -312,6 +309,7 @@ def _execute(
 def _finish_without_session(
     run: _UnitRun, marker: RunningMarker, why: str, replacing: str | None
 ) -> SessionRecord:
+    """No session ran: a harness failure (`why`), or changed inputs (`why` empty, hash reasons)."""
     record = _record(
         run, marker=marker, stop="not_started", exit_code=None,
         elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["no session started"]),

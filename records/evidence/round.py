@@ -102,7 +102,9 @@ class ReplacementRecord(Record):
     round_id: str
     replaced_unit: str
     replacement_unit: str
-    failure_class: FailureClass
+    failure_class: FailureClass | Literal["evaluator"] = Field(
+        description="the session's failure class, or 'evaluator' for an evaluator failure"
+    )
     reason: str
     created_at: str
     created_by: str

@@ -57,9 +57,13 @@ def score_efficiency(session: SessionRecord, source: str = "session.json") -> Di
             name="completion",
             points=2.0 if finished else 0.0,
             max_points=2.0,
-            reason=f"stop_status {session.stop_status}"
-            + (", human intervention" if session.human_intervention else ""),
-            sources=[f"{source}#stop_status", f"{source}#human_intervention"],
+            reason=f"stop_status {session.stop_status}; human intervention: "
+            + ("recorded" if session.human_intervention else session.human_intervention_basis),
+            sources=[
+                f"{source}#stop_status",
+                f"{source}#human_intervention",
+                f"{source}#human_intervention_basis",
+            ],
         ),
         Component(
             name="time",

@@ -108,6 +108,11 @@ def test_changed_prompt_means_invalid_and_no_session(
     assert (record.stop_status, record.validity) == ("not_started", "invalid")
     assert any(r.startswith("prompt/starter: prompt sha256") for r in record.invalid_reasons)
     assert "events.jsonl" not in unit_files(evidence, "partial-builder-r1")
+    # our inputs changed, not the model or the provider: invalid, not a harness failure, and
+    # not replaceable (the runner refused to start it)
+    assert record.failure_class == "none" and "refused to start" in record.failure_detail
+    with pytest.raises(ReplacementRefused, match="prompt or starter differs"):
+        create_replacement("demo", "partial-builder-r1", "inputs changed", evidence_dir=evidence)
 
 
 def test_frozen_order_is_drawn_once_and_enforced(

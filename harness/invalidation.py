@@ -4,11 +4,6 @@ A unit is invalid (not scored, reasons shown) when the prompt or starter differs
 round, the routed identity contradicts the freeze, a human intervened, the harness retried, or
 required evidence is missing. Provider outages and harness failures are reported apart from model
 failures. A step/time/budget stop keeps the work and is scored with its stop status.
-
-A changed prompt or starter is never a harness failure: the runner refuses to start the session,
-and the unit is invalid and not replaceable. Human intervention holds by construction: the agent
-runs in its own session (no controlling TTY) and its stdin is closed after the prompt bytes, so
-session.json records that basis (`human_intervention_basis`).
 """
 
 from __future__ import annotations
@@ -33,7 +28,8 @@ DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 
 def identity_family(route: str, expected_slug: str) -> set[str]:
-    """The identities that agree with the freeze: the route, the slug and their plain forms."""
+    """The names a generation record may use for the frozen model: the route, the slug and their
+    plain forms (OpenRouter documents the response `model`, not the generation record's)."""
     names = {route, expected_slug, route.split(":", 1)[0], DATE_SUFFIX.sub("", expected_slug)}
     return {n for n in names if n}
 
@@ -41,10 +37,13 @@ def identity_family(route: str, expected_slug: str) -> set[str]:
 def check_identity(
     route: str, expected_slug: str, observed: list[str], providers: list[str], generation: list[str]
 ) -> Identity:
-    """Every response's `model` and every generation record's `model` must be in the family."""
+    """Every response's `model` must be the frozen canonical slug (live OpenRouter answers with the
+    route's canonical slug, so a route id or another slug there contradicts the freeze); every
+    generation record's `model` must be in the identity family."""
     family = identity_family(route, expected_slug)
     seen = list(dict.fromkeys([*observed, *generation]))
-    wrong = [m for m in seen if m not in family]
+    wrong = [m for m in observed if m != expected_slug]
+    wrong = list(dict.fromkeys([*wrong, *(m for m in generation if m not in family)]))
     verdict: IdentityVerdict = (
         "unobserved" if not seen else ("contradicts" if wrong else "consistent")
     )
@@ -82,20 +81,11 @@ class UnitFacts:
     harness_error: str = ""
 
 
-INPUTS_CHANGED = (
-    "refused to start: the prompt or starter differs from the frozen round, so no session ran. "
-    "Invalid and not replaceable (our inputs changed, not the model or the provider): restore "
-    "the frozen inputs or create a new round"
-)
-
-
 def _failure(facts: UnitFacts) -> tuple[FailureClass, str]:
     gw = facts.gateway
     classes = set(gw.error_classes)
     if facts.harness_error:
         return "harness", facts.harness_error
-    if facts.hash_problems and facts.stop_status == "not_started":
-        return "none", INPUTS_CHANGED  # invalid by its hash reasons; never a harness failure
     if facts.stop_status == "provider_outage":
         return "provider_outage", f"the gateway kept failing: {gw.error_classes}"
     if facts.stop_status in ("crashed", "not_started"):
@@ -121,8 +111,6 @@ def assess(facts: UnitFacts) -> Assessment:
     """Validity, failure class and reasons (an empty reason list means valid)."""
     failure, detail = _failure(facts)
     reasons = [f"prompt/starter: {p}" for p in facts.hash_problems]
-    if detail == INPUTS_CHANGED:
-        reasons.append(INPUTS_CHANGED)
     if facts.identity.verdict == "contradicts":
         reasons.append(
             f"identity contradicts the freeze: observed {facts.identity.contradictions}, requested "

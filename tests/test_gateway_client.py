@@ -111,10 +111,10 @@ def test_client_against_the_simulator() -> None:
         assert client.key_info().limit_remaining == 100
         body = {"model": "lab/ok-1", "messages": [{"role": "user", "content": "x"}]}
         obs = client.chat_stream(body)
-        assert (obs.content, obs.model, obs.finish_reason) == ("fine", "lab/ok-1", "stop")
+        assert (obs.content, obs.model, obs.finish_reason) == ("fine", "lab/ok-1-20260101", "stop")
         assert obs.usage is not None and obs.generation_id is not None
         gen = client.generation(obs.generation_id)
-        assert gen.total_cost == obs.usage["cost"] and gen.model == "lab/ok-1"
+        assert gen.total_cost == obs.usage["cost"] and gen.model == "lab/ok-1-20260101"
         assert client.chat(body)["choices"][0]["message"]["content"] == "fine"
         cases: list[tuple[dict[str, Any], ErrorClass]] = [
             ({**body, "model": "lab/mid-1"}, ErrorClass.MIDSTREAM_ERROR),

@@ -96,7 +96,7 @@ def test_strong_builder(sim: Simulator, tmp_path: Path) -> None:
     assert "exit 0" in files["/wt/PROGRESS.md"]
     reads = [a["filePath"] for n, a in calls(messages) if n == "read"]
     assert "/wt/src/App.tsx" in reads and "/wt/src/pages/VenuePage.tsx" not in reads
-    assert summary.observed_models == [COHORT.by_key("strong-builder").route]
+    assert summary.observed_models == [COHORT.by_key("strong-builder").expected_canonical_slug]
     assert 0 < summary.cost_usd < SETTINGS.ceilings.budget_usd
 
 
@@ -141,7 +141,7 @@ def test_big_spender_hits_the_budget(sim: Simulator, tmp_path: Path) -> None:
 
 def test_identity_swap_is_visible(sim: Simulator, tmp_path: Path) -> None:
     _, _, summary = run(sim, tmp_path, "identity-swap")
-    assert summary.observed_models == ["demo-mirror/swap-1", "demo-mirror/cheaper-0"]
+    assert summary.observed_models == ["demo-mirror/swap-1-20260601", "demo-mirror/cheaper-0"]
 
 
 def test_provider_outage_from_turn_3(sim: Simulator, tmp_path: Path) -> None:

@@ -147,7 +147,7 @@ def test_real_opencode_edits_and_runs_shell_through_the_proxy(tmp_path: Path) ->
     assert bash["part"]["state"]["metadata"]["exit"] == 0
     summary = summarize(log)
     assert (summary.steps, summary.retries, summary.upstream_errors) == (4, 0, 0)
-    assert summary.observed_models == [ROUTE] and summary.cost_usd > 0
+    assert summary.observed_models == [f"{ROUTE}-20260101"] and summary.cost_usd > 0
     first = read_exchanges(log)[0]
     assert first.request["provider"] == {"allow_fallbacks": False, "require_parameters": True}
     assert first.request["reasoning"] == {"effort": "high"}

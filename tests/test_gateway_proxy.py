@@ -121,14 +121,14 @@ def test_cost_and_tokens_come_from_usage(sim: Simulator, tmp_path: Path) -> None
         truth = generations[record.generation_id or ""]
         assert record.usage.cost_usd == truth["total_cost"] == record.generation.total_cost
         assert record.usage.prompt == truth["tokens_prompt"]
-        assert record.generation.model == "lab/two-1"
+        assert record.generation.model == "lab/two-1-20260101"
     summary = summarize(tmp_path / "unit" / "gateway.jsonl")
     expected = sum(g["total_cost"] for g in generations.values())
     assert summary.cost_usd == pytest.approx(expected) == pytest.approx(state.cost_usd)
     assert summary.tokens.prompt == sum(g["tokens_prompt"] for g in generations.values())
     assert summary.tokens.cached == records[1].usage.cached > 0  # type: ignore[union-attr]
     assert (summary.steps, summary.requests, summary.retries, summary.missing_usage) == (2, 2, 0, 0)
-    assert summary.observed_models == ["lab/two-1"] == summary.generation_models
+    assert summary.observed_models == ["lab/two-1-20260101"] == summary.generation_models
     assert summary.observed_providers == ["Demo Cloud"]
 
 
@@ -137,9 +137,9 @@ def test_identity_swap_is_observable(sim: Simulator, tmp_path: Path) -> None:
         drive(proxy.base_url, "lab/swap-1", "go")
     summary = summarize(tmp_path / "unit" / "gateway.jsonl")
     assert summary.requested_models == ["lab/swap-1"]
-    assert summary.observed_models == ["lab/swap-1", SWAPPED]
+    assert summary.observed_models == ["lab/swap-1-20260101", SWAPPED]
     assert [r.model for r in read_exchanges(tmp_path / "unit" / "gateway.jsonl")] == [
-        "lab/swap-1",
+        "lab/swap-1-20260101",
         SWAPPED,
     ]
 

@@ -69,7 +69,7 @@ def test_openai_parses_non_streaming_answers(sim: Simulator) -> None:
         model="lab-a/writer-1", messages=[{"role": "user", "content": "x"}]
     )
     assert reply.choices[0].finish_reason == "tool_calls"
-    assert reply.model == "lab-a/writer-1"
+    assert reply.model == "lab-a/writer-1-20260101"  # the canonical slug, as live answers
     assert reply.usage is not None and reply.usage.model_extra is not None
     assert reply.usage.model_extra["cost"] > 0
 
@@ -128,7 +128,7 @@ def test_catalogue_endpoints_key_and_generation(sim: Simulator) -> None:
     assert first.status_code == 404  # lags right after the completion, like OpenRouter
     time.sleep(0.15)
     gen = httpx.get(f"{sim.base_url}/generation", params={"id": reply.id}, headers=auth).json()
-    assert gen["data"]["model"] == "lab-a/writer-1"
+    assert gen["data"]["model"] == "lab-a/writer-1-20260101"
     assert reply.usage is not None and reply.usage.model_extra is not None
     assert gen["data"]["total_cost"] == reply.usage.model_extra["cost"]
 

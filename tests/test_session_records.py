@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from harness.agents.opencode import OpenCodeAgent, opencode_config
-from harness.invalidation import UnitFacts, assess, check_identity
+from harness.invalidation import REQUIRED_EVIDENCE, UnitFacts, assess, check_identity
 from harness.preflight import run_preflight
 from harness.session.sandbox import FORWARDER, SandboxSpec
 from harness.session.upstream import MissingApiKey
 from records.evidence.gateway import GatewaySummary
 from records.layout import REPO_ROOT, TOOLS_DIR
 
-REFERENCE = Path("/work/shared/reference/opencode-1.17.18/run-format-json-events.jsonl")
+# The recorded `opencode run --format json` events of a real session (../shared is allowed).
+REFERENCE = REPO_ROOT.parent / "shared/reference/opencode-1.17.18/run-format-json-events.jsonl"
 
 
 def test_config_points_at_the_proxy_and_denies_the_web() -> None:
@@ -53,21 +54,34 @@ def test_prepare_isolates_home_and_reads_prompt_from_stdin(tmp_path: Path) -> No
             assert source.startswith((str(TOOLS_DIR), str(FORWARDER))), source
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference events not present")
 def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
+    assert REFERENCE.is_file(), f"{REFERENCE}: the shared reference events are missing"
     events = tmp_path / "events.jsonl"
     shutil.copy(REFERENCE, events)
     trace = OpenCodeAgent().read_trace(events)
     assert trace.steps == 3 and trace.finished_normally
     assert [c.exit_code for c in trace.commands] == [0]
+    assert [c.source for c in trace.commands] == ["events.jsonl:5"]
+    assert [(t.tool, t.source) for t in trace.tool_calls] == [
+        ("write", "events.jsonl:2"), ("bash", "events.jsonl:5")]  # fmt: skip
+    assert [(m.text, m.source) for m in trace.messages] == [
+        ("All done: wrote hello.txt and probe.txt.", "events.jsonl:8")]  # fmt: skip
     assert trace.edits == ["/worktree/hello.txt"]
+    assert trace.agent.name == "opencode" and "OpenCode" in trace.identity.names
 
 
 def test_identity_family_and_verdicts() -> None:
-    ok = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101", "x/m-1"], [], [])
+    """Responses must name the frozen canonical slug (live answers with it); generation records
+    may name the route or the slug."""
+    ok = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101"], [], ["x/m-1"])
     assert ok.verdict == "consistent"
-    bad = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1", "y/other"], [], [])
+    assert ok.observed_models == ["x/m-1-20260101", "x/m-1"]
+    route_id = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101", "x/m-1"], [], [])
+    assert (route_id.verdict, route_id.contradictions) == ("contradicts", ["x/m-1"])
+    bad = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101", "y/other"], [], [])
     assert (bad.verdict, bad.contradictions) == ("contradicts", ["y/other"])
+    swapped = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101"], [], ["y/other"])
+    assert swapped.contradictions == ["y/other"]
     assert check_identity("x/m", "x/m", [], [], []).verdict == "unobserved"
 
 
@@ -76,8 +90,7 @@ def facts(**overrides: object) -> UnitFacts:
         stop_status="completed", exit_code=0, hash_problems=[],
         identity=check_identity("x/m", "x/m", ["x/m"], [], []),
         gateway=GatewaySummary(chat_requests=3, steps=3),
-        evidence_present=["events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff",
-                          "worktree.tar.gz"],
+        evidence_present=list(REQUIRED_EVIDENCE),
     )  # fmt: skip
     base.update(overrides)
     return UnitFacts(**base)  # type: ignore[arg-type]

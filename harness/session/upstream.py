@@ -52,7 +52,11 @@ def round_gateway(settings: RoundSettings) -> Iterator[Upstream]:
     if settings.gateway.kind == "openrouter":
         yield Upstream("openrouter", settings.gateway.base_url, api_key_for(settings))
         return
-    with Simulator.from_cohort(settings.cohort_path, api_key=SIMULATOR_KEY) as sim:
+    if settings.simulation is not None:  # a rehearsal: a real catalogue, scripted behaviour
+        simulator = Simulator.from_rehearsal(settings, api_key=SIMULATOR_KEY)
+    else:
+        simulator = Simulator.from_cohort(settings.cohort_path, api_key=SIMULATOR_KEY)
+    with simulator as sim:
         yield Upstream("simulator", sim.base_url, SIMULATOR_KEY)
 
 

@@ -149,14 +149,18 @@ class ScriptedModel(Strict):
     schema_version: Literal[1] = 1
     description: str
     catalogue: CatalogueEntry
-    reported_model: str | None = Field(default=None, description="default identity: catalogue.id")
+    reported_model: str | None = Field(
+        default=None,
+        description="the `model` every response reports; default catalogue.canonical_slug, as live "
+        "OpenRouter answers with the route's canonical slug",
+    )
     usage: UsageSpec = Field(default_factory=UsageSpec)
     session: Behaviour
     probe: ProbeSpec = Field(default_factory=ProbeSpec)
 
     @property
     def identity(self) -> str:
-        return self.reported_model or self.catalogue.id
+        return self.reported_model or self.catalogue.canonical_slug
 
 
 def load_script(path: Path) -> ScriptedModel:

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from harness.catalogue.source import Catalogue
 from harness.gateway.simulator import render
+from harness.gateway.simulator.catalogue import rehearsal_models, served_records
 from harness.gateway.simulator.script import ScriptedModel, load_script, load_scripts
 from harness.gateway.simulator.turns import Reply, ScriptError, materialise
-from records.inputs import load_cohort
+from records.inputs import RoundSettings, load_cohort
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 API = "/api/v1"
@@ -38,8 +40,10 @@ class Simulator:
         repo_root: Path = REPO_ROOT,
         api_key: str | None = None,
         generation_lag_seconds: float = 0.1,
+        catalogue: Catalogue | None = None,
     ) -> None:
         self.models = {s.catalogue.id: s for s in scripts}
+        self.catalogue = catalogue  # a rehearsal's snapshot: /models answers its records
         self.repo_root = repo_root
         self.api_key = api_key
         self.generation_lag_seconds = generation_lag_seconds
@@ -63,6 +67,12 @@ class Simulator:
         cohort = load_cohort(cohort_path)
         paths = [BENCHMARK_DIR / c.scripted_model for c in cohort.candidates if c.scripted_model]
         return cls([load_script(p) for p in paths], **kwargs)
+
+    @classmethod
+    def from_rehearsal(cls, settings: RoundSettings, **kwargs: Any) -> Simulator:
+        """A rehearsal round: the snapshot's catalogue, each candidate's route with its script."""
+        scripts, catalogue = rehearsal_models(settings)
+        return cls(scripts, catalogue=catalogue, **kwargs)
 
     @property
     def port(self) -> int:
@@ -175,11 +185,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _models(self, query: dict[str, list[str]]) -> None:
         wanted = [p for v in query.get("supported_parameters", []) for p in v.split(",") if p]
-        entries = [
-            _catalogue_entry(s)
-            for s in self.sim.models.values()
-            if s.catalogue.listed and all(p in s.catalogue.supported_parameters for p in wanted)
-        ]
+        if self.sim.catalogue is not None:  # a rehearsal: the snapshot's records as they are
+            entries = [
+                r
+                for r in served_records(self.sim.catalogue)
+                if all(p in (r.get("supported_parameters") or []) for p in wanted)
+            ]
+        else:
+            entries = [
+                _catalogue_entry(s)
+                for s in self.sim.models.values()
+                if s.catalogue.listed and all(p in s.catalogue.supported_parameters for p in wanted)
+            ]
         self._json(200, {"data": entries})
 
     def _endpoints(self, model_id: str) -> None:

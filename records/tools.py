@@ -32,3 +32,21 @@ def tool_versions() -> dict[str, str | None]:
         return {}
     data: dict[str, str | None] = json.loads(VERSIONS_FILE.read_text())
     return data
+
+
+def _plain(version: str) -> str:
+    """'v22.23.5' and '22.23.5' name the same Node version."""
+    return version.strip().removeprefix("v")
+
+
+def version_mismatches(required: dict[str, str]) -> list[str]:
+    """Each required tool whose installed version (versions.json) differs; empty if all match."""
+    installed = tool_versions()
+    problems = []
+    for tool, wanted in required.items():
+        have = installed.get(tool)
+        if have is None:
+            problems.append(f"{tool} {wanted} is required but {VERSIONS_FILE} records none")
+        elif _plain(have) != _plain(wanted):
+            problems.append(f"{tool} {wanted} is required but {VERSIONS_FILE} records {have}")
+    return problems

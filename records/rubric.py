@@ -84,6 +84,39 @@ REVIEW_RANGES = {
 }
 THIRD_REVIEW_GAP = {"visual": 4.0, "code_quality": 3.0}
 
+
+@dataclass(frozen=True)
+class Criterion:
+    """One line of the reviewers' rubric (docs/review-rubric.md says what each level means)."""
+
+    id: str
+    dimension: Literal["visual", "code_quality"]
+    title: str
+    points: float
+    looks_for: str
+
+
+REVIEW_CRITERIA: tuple[Criterion, ...] = (
+    Criterion("layout", "visual", "Layout and hierarchy", 4.0,
+              "clear reading order, grouping and emphasis; the primary action is obvious"),
+    Criterion("typography", "visual", "Typography and colour", 4.0,
+              "type scale, measure and contrast; a coherent, purposeful palette"),
+    Criterion("states", "visual", "States and microcopy", 4.0,
+              "empty, error, loading and success states; labels and messages that help"),
+    Criterion("responsive", "visual", "Responsiveness", 4.0,
+              "each of 360, 768 and 1440 px composed for its width, not merely squeezed"),
+    Criterion("motion", "visual", "Motion", 4.0,
+              "transitions that explain change, are brief, and never get in the way"),
+    Criterion("structure", "code_quality", "Structure", 3.0,
+              "components and modules with one job each; no duplication or dead code"),
+    Criterion("naming", "code_quality", "Naming and readability", 2.0,
+              "names that say what things are; code a colleague reads without a guide"),
+    Criterion("correctness", "code_quality", "Types and correctness", 3.0,
+              "precise types (no any/casts to silence errors); state and URL handled soundly"),
+    Criterion("markup", "code_quality", "Accessibility in markup", 2.0,
+              "semantic elements, labels, roles only where needed, focus handled in code"),
+)  # fmt: skip
+
 ADVANCE_TOP = 5
 ADVANCE_MARGIN = 3.0
 TIE_RULE = (
@@ -92,3 +125,7 @@ TIE_RULE = (
 )
 
 assert MAX_TOTAL == 100.0 and MAX_AUTOMATED == 60
+assert all(
+    sum(c.points for c in REVIEW_CRITERIA if c.dimension == d) == REVIEW_RANGES[d]
+    for d in REVIEW_RANGES
+)

@@ -1,4 +1,6 @@
-"""`python -m scoring packets|score --round R [--evidence-dir D]`."""
+"""`python -m scoring packets|score --round R [--evidence-dir D]`;
+`python -m scoring unseal R --reason "..." [--by NAME]` reveals the code map before reviews are in.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +10,32 @@ from pathlib import Path
 
 from records.io import RecordError
 from scoring.anonymise import LeakError
-from scoring.pipeline import build_packets, score_round
+from scoring.pipeline import build_packets, score_round, unseal_round
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
-    parser.add_argument("stage", choices=("packets", "score"))
-    parser.add_argument("--round", required=True, dest="round_id")
+    parser.add_argument("stage", choices=("packets", "score", "unseal"))
+    parser.add_argument("round", nargs="?", help="the round (or --round)")
+    parser.add_argument("--round", dest="round_id")
     parser.add_argument("--evidence-dir", type=Path, default=None)
+    parser.add_argument("--reason", default="", help="unseal: why, recorded in unsealing.json")
+    parser.add_argument("--by", default="operator", help="unseal: who")
     args = parser.parse_args(argv)
+    round_id = args.round_id or args.round
+    if not round_id:
+        parser.error("name the round: ROUND or --round ROUND")
+    if args.stage == "unseal" and not args.reason.strip():
+        parser.error("unseal needs --reason (it is recorded)")
     try:
-        if args.stage == "packets":
-            for path in build_packets(args.round_id, args.evidence_dir):
+        if args.stage == "unseal":
+            board = unseal_round(round_id, args.reason, args.by, args.evidence_dir)
+            print(f"code map revealed: {board.code_map.reason if board.code_map else ''}")
+        elif args.stage == "packets":
+            for path in build_packets(round_id, args.evidence_dir):
                 print(path)
         else:
-            board = score_round(args.round_id, args.evidence_dir)
+            board = score_round(round_id, args.evidence_dir)
             for row in board.units:
                 total = "-" if row.total is None else f"{row.total:g}"
                 flags = ("capped " if row.capped else "") + (

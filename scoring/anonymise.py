@@ -4,14 +4,16 @@ Identity strings come from the cohort file, for every candidate (not only the pa
 company (and its parts, e.g. "Alibaba (Qwen)" → "Alibaba", "Qwen"; "Mistral AI" → "Mistral"),
 display name and its family word (first word, and its leading letters: "GPT-5.1" → "GPT"; not
 common words such as "Step"), route and canonical slug with their author/model parts; plus the
-gateway/agent names (OpenCode, OpenRouter) and any provider or model names the sessions observed.
+gateway/agent names (OpenCode, OpenRouter), any provider or model names the sessions observed, and
+the candidates' usual self-references and vendors (`SELF_REFERENCES`: "Claude", "GPT", "as an AI").
 
 Matching is case-insensitive on whole words: a match may not touch a letter or digit on either
 side (so "grok" does not match inside base64 blobs, but "Grok-4" does). Technical idioms that
 contain an identity word without naming anyone are exempt when the match is exactly that word:
 "meta" (company "Meta") after `<`, `.`, `-` or `_` or before `-`/`_`: the HTML `<meta>` tag,
 `import.meta`, class names such as `venue-card__meta` (but "meta-llama" is still caught).
-Matches are replaced by `[redacted]`; OpenCode ids (`ses_…`, `msg_…`, `prt_…`) too.
+Matches are replaced by `[redacted]`; OpenCode ids (`ses_…`, `msg_…`, `prt_…`) too. `redact`
+also says what it replaced on which line (the packet's private log).
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ from records.inputs import Cohort
 
 REDACTED = "[redacted]"
 AGENT_STRINGS = ("OpenCode", "open-code", "OpenRouter", "open-router")
+SELF_REFERENCES = (
+    "as an AI", "AI assistant", "language model", "Claude", "Anthropic", "GPT", "ChatGPT",
+    "OpenAI", "Gemini", "DeepMind", "Google DeepMind", "Llama", "Meta AI", "Mistral", "Mixtral",
+    "Codestral", "Devstral", "Grok", "xAI", "DeepSeek", "Qwen", "Alibaba", "Kimi", "Moonshot",
+    "GLM", "Zhipu", "MiniMax", "Nemotron", "NVIDIA", "Cohere", "Amazon Nova", "StepFun",
+)  # fmt: skip
 COMMON_WORDS = frozenset(
     {
         "step",
@@ -65,7 +73,7 @@ def _variants(value: str) -> set[str]:
 
 def identity_strings(cohort: Cohort, extra: Iterable[str] = ()) -> list[str]:
     """All identity strings, longest first, deduplicated case-insensitively."""
-    found: set[str] = set(AGENT_STRINGS)
+    found: set[str] = set(AGENT_STRINGS) | set(SELF_REFERENCES)
     for c in cohort.candidates:
         found |= _variants(c.key) | _variants(c.company) | {c.display_name}
         family = c.display_name.split()[0]  # "Claude", "GPT-5.1", "Qwen3.7-Max"
@@ -101,38 +109,61 @@ def find_identities(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     ]
 
 
-def scrub(text: str, pattern: re.Pattern[str], money: bool = False) -> tuple[str, int]:
-    """Replace identity strings (and OpenCode ids; dollar amounts when `money`) by `[redacted]`."""
-    matches = find_identities(text, pattern)
+def redact(
+    text: str, pattern: re.Pattern[str], money: bool = False
+) -> tuple[str, list[tuple[int, str]]]:
+    """Replace identity strings and OpenCode ids by `[redacted]` (dollar amounts by `[amount]`
+    when `money`); returns the text and (line, what was replaced) for each identity and id."""
+    matches = [*find_identities(text, pattern), *OPENCODE_IDS.finditer(text)]
+    kept: list[re.Match[str]] = []
+    for m in sorted(matches, key=lambda m: (m.start(), -m.end())):
+        if not kept or m.start() >= kept[-1].end():
+            kept.append(m)
     pieces: list[str] = []
     last = 0
-    for m in matches:
+    for m in kept:
         pieces.append(text[last : m.start()])
         pieces.append(REDACTED)
         last = m.end()
     pieces.append(text[last:])
-    out, ids = OPENCODE_IDS.subn(REDACTED, "".join(pieces))
-    amounts = 0
+    out = "".join(pieces)
     if money:
-        out, amounts = MONEY.subn("[amount]", out)
-    return out, len(matches) + ids + amounts
+        out = MONEY.sub("[amount]", out)
+    return out, [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in kept]
+
+
+def scrub(text: str, pattern: re.Pattern[str], money: bool = False) -> tuple[str, int]:
+    """Replace identity strings (and OpenCode ids; dollar amounts when `money`) by `[redacted]`."""
+    out, found = redact(text, pattern, money)
+    amounts = len(MONEY.findall(text)) if money else 0
+    return out, len(found) + amounts
 
 
 AGENT_FILES = re.compile(r"(^|/)(\.opencode/|opencode\.jsonc?$)", re.I)
 
 
-def anonymise_diff(diff: str, pattern: re.Pattern[str]) -> str:
+def redact_diff(diff: str, pattern: re.Pattern[str]) -> tuple[str, list[tuple[int, str]]]:
     """Scrub a git diff: drop the sections of OpenCode's own files (`.opencode/`,
-    `opencode.json`), scrub identities everywhere and dollar amounts in PROGRESS.md's section."""
-    kept = []
+    `opencode.json`), scrub identities everywhere and dollar amounts in PROGRESS.md's section;
+    returns the text and (line in it, what was replaced)."""
+    kept: list[str] = []
+    found: list[tuple[int, str]] = []
+    offset = 0
     for section in re.split(r"(?m)^(?=diff --git )", diff):
         header = re.match(r"diff --git a/(\S+) b/(\S+)", section)
         paths = header.groups() if header else ()
         if any(AGENT_FILES.search(p) for p in paths):
             continue
         progress = any(p.rsplit("/", 1)[-1] == "PROGRESS.md" for p in paths)
-        kept.append(scrub(section, pattern, money=progress)[0])
-    return "".join(kept)
+        text, hits = redact(section, pattern, money=progress)
+        kept.append(text)
+        found += [(offset + line, what) for line, what in hits]
+        offset += section.count("\n")
+    return "".join(kept), found
+
+
+def anonymise_diff(diff: str, pattern: re.Pattern[str]) -> str:
+    return redact_diff(diff, pattern)[0]
 
 
 @dataclass(frozen=True)
@@ -147,7 +178,8 @@ class Leak:
 
 
 class LeakError(RuntimeError):
-    """An identity string survived anonymisation; the packet stage fails."""
+    """An identity string survived anonymisation: the project's own text names a candidate (a
+    harness leak; a model's self-signature is redacted instead). The packet stage fails."""
 
     def __init__(self, leaks: list[Leak]) -> None:
         self.leaks = leaks

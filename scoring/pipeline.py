@@ -11,21 +11,21 @@ from scoring.evidence import RoundContext, load_context, load_unit, unit_ids
 from scoring.leaderboard import build_leaderboard
 from scoring.packets import build_round_packets
 from scoring.reviews import read_reviews
+from scoring.sealing import apply_code_map, unseal
 
 
 def build_packets(round_id: str, evidence_dir: Path | None = None) -> list[Path]:
-    """Draw missing candidate codes and (re)build every blind packet; fails on an identity leak."""
+    """Draw missing candidate codes and (re)build every blind packet; redacts and flags a
+    model's self-signature, fails only on a harness leak."""
     return build_round_packets(load_context(round_id, evidence_dir))
 
 
 def score_context(ctx: RoundContext) -> Leaderboard:
     """Score the round in `ctx` and write its leaderboard.json."""
     units = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
-    codes = assign_codes(
-        ctx.paths.codes, ctx.round_id, ctx.seed, [u.unit for u in units if u.reviewable]
-    )
+    codes = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units if u.reviewable])
     reviews = read_reviews(ctx.paths.reviews_dir, {e.code for e in codes.codes})
-    board = build_leaderboard(ctx, units, codes, reviews)
+    board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
     return board
 
@@ -33,3 +33,12 @@ def score_context(ctx: RoundContext) -> Leaderboard:
 def score_round(round_id: str, evidence_dir: Path | None = None) -> Leaderboard:
     """Score every unit of the round from its evidence and write `leaderboard.json`."""
     return score_context(load_context(round_id, evidence_dir))
+
+
+def unseal_round(
+    round_id: str, reason: str, by: str = "operator", evidence_dir: Path | None = None
+) -> Leaderboard:
+    """Record the operator's unsealing of the code map, then re-score (the map is revealed)."""
+    ctx = load_context(round_id, evidence_dir)
+    unseal(ctx.paths, round_id, reason, by)
+    return score_context(ctx)

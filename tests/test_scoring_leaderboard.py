@@ -15,6 +15,7 @@ from scoring.codes import load_codes
 from scoring.evidence import RoundContext
 from scoring.packets import build_round_packets
 from scoring.pipeline import score_context
+from scoring.sealing import unseal
 
 
 def build_round(tmp_path: Path) -> RoundContext:
@@ -91,7 +92,8 @@ def build_round(tmp_path: Path) -> RoundContext:
 def test_round_statuses_totals_and_traces(tmp_path: Path) -> None:
     ctx = build_round(tmp_path)
     build_round_packets(ctx)
-    codes = load_codes(ctx.paths.codes)
+    unseal(ctx.paths, "test", "this test reads codes on the board", "test")  # else sealed
+    codes = load_codes(ctx.paths)
     assert codes is not None
     strong = codes.code_of("strong-builder-r1")
     ctx.paths.reviews_dir.mkdir()
@@ -167,7 +169,7 @@ def test_third_review_keeps_the_row_provisional(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
     make_unit(ctx, "strong-builder", evaluation=result())
     build_round_packets(ctx)
-    codes = load_codes(ctx.paths.codes)
+    codes = load_codes(ctx.paths)
     assert codes is not None
     code = codes.code_of("strong-builder-r1")
     ctx.paths.reviews_dir.mkdir()
@@ -198,7 +200,8 @@ def test_advancement_is_final_only_when_every_eligible_unit_is(tmp_path: Path) -
         ctx, "partial-builder", evaluation=result(failed=("venue-detail",), gates=("core-journey",))
     )
     build_round_packets(ctx)
-    codes = load_codes(ctx.paths.codes)
+    unseal(ctx.paths, "test", "this test reads codes on the board", "test")  # else sealed
+    codes = load_codes(ctx.paths)
     assert codes is not None
     eligible = [codes.code_of(u) for u in ("strong-builder-r1", "progress-liar-r1")]
     ctx.paths.reviews_dir.mkdir()

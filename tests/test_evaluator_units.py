@@ -14,9 +14,15 @@ from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS, DIMENSION_POINT
 from evaluator.checks.base import has_count
 from evaluator.checks.spec import Check
 from evaluator.data import load_venues
-from evaluator.gates import GATE_IDS, capped, compute_gates
+from evaluator.gates import GATE_IDS, capped, compute_gates, evaluator_errors, journey_statuses
 from evaluator.serve import StaticServer, resolve
-from records.evidence.evaluation import CheckResult, EvaluationResult
+from records.evidence.evaluation import (
+    RESULT_SCHEMA_VERSION,
+    CheckResult,
+    Diagnostic,
+    EvaluationResult,
+    GateResult,
+)
 from records.rubric import AUTOMATED_MAX, GATE_CAP, MAX_AUTOMATED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,33 +114,97 @@ def test_static_server_fallback(tmp_path: Path) -> None:
         assert err.value.code == 404
 
 
-def _check(check_id: str, passed: bool) -> CheckResult:
+def _check(
+    check_id: str, passed: bool, critical: bool | None = None, executed: bool = True
+) -> CheckResult:
+    """A check result; a failed one carries one diagnostic, journey-critical when `critical`."""
     dim, pts = CONTRACT[check_id]
+    diagnostics = []
+    if not passed:
+        diagnostics = [Diagnostic(expected="x", seen="y", journey_critical=bool(critical))]
     return CheckResult(
         id=check_id,
         dimension=dim,
         points=pts if passed else 0,
         max_points=pts,
-        executed=True,
+        executed=executed,
         passed=passed,
+        diagnostics=diagnostics,
     )
 
 
-def test_gates() -> None:
-    checks = [_check(c, c != "venue-detail") for c in CONTRACT]
+PROBES_OK: dict[str, dict[str, object]] = {
+    "root-page": {"failed": False},
+    "keyboard-enquiry": {"failed": False},
+}
+
+
+def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PROBES_OK) -> dict:
     gates = compute_gates(
         install_ok=True,
         build_ok=True,
         build_reason="",
-        probes={"root-page": {"failed": False}, "keyboard-enquiry": {"failed": False}},
+        probes=probes,
         checks=checks,
         max_overflow={"px": 17, "url": "/", "viewport": "360x780", "state": "page"},
     )
     assert [g.id for g in gates] == GATE_IDS
-    failed = {g.id for g in gates if g.failed}
+    return {g.id: g for g in gates}
+
+
+def test_gates() -> None:
+    checks = [_check(c, c != "venue-detail", critical=True) for c in CONTRACT]
+    gates = _gates(checks)
+    failed = {g.id for g in gates.values() if g.failed}
     assert failed == {"core-journey", "horizontal-overflow"}
-    assert "detail" in next(g.reason for g in gates if g.id == "core-journey")
+    assert "detail" in gates["core-journey"].reason
+    assert all(g.status == ("failed" if g.failed else "passed") for g in gates.values())
     assert capped(55, True) == GATE_CAP and capped(55, False) == 55
+
+
+def test_core_journey_fails_only_on_journey_critical_problems() -> None:
+    # The count's live region missing, a fact's term renamed: the checks fail, the journeys hold.
+    checks = [_check(c, c not in CORE_JOURNEYS.values(), critical=False) for c in CONTRACT]
+    gates = _gates(checks)
+    assert not gates["core-journey"].failed and gates["core-journey"].status == "passed"
+    assert set(journey_statuses(checks).values()) == {"passed"}
+    assert sum(c.points for c in checks) < MAX_AUTOMATED
+    checks[1] = _check("filter-journey", False, critical=True)
+    assert _gates(checks)["core-journey"].failed
+    assert journey_statuses(checks)["filter"] == "failed"
+
+
+def test_evaluator_errors_are_never_gate_failures() -> None:
+    probes = {"root-page": {"failed": False, "reason": "KeyError: x", "evaluator_error": True}}
+    checks = [_check(c, True) for c in CONTRACT]
+    checks[3] = _check("venue-detail", False, executed=False)
+    checks[-1] = _check("axe", False, executed=False)
+    gates = _gates(checks, probes)
+    errored = {g.id for g in gates.values() if g.status == "evaluator_error"}
+    assert errored == {"root-page", "core-journey", "axe-serious", "keyboard-enquiry"}
+    assert not any(gates[g].failed for g in errored)
+    errors = evaluator_errors(None, list(gates.values()), checks, built=True)
+    assert any(e.startswith("gate root-page: ") for e in errors)
+    assert any(e.startswith("check venue-detail: ") for e in errors)
+    # A submission that did not build: its unrun checks and gates are its own failure.
+    unbuilt = compute_gates(
+        install_ok=True,
+        build_ok=False,
+        build_reason="build: exit 1",
+        probes={},
+        checks=[_check(c, False, executed=False) for c in CONTRACT],
+        max_overflow={"px": 0},
+    )
+    assert all(g.failed and g.status == "failed" for g in unbuilt)
+    assert evaluator_errors(None, unbuilt, [], built=False) == []
+
+
+def test_schema_1_results_still_load() -> None:
+    gate = GateResult.model_validate({"id": "root-page", "failed": True, "reason": "blank"})
+    assert gate.status == "failed"
+    diag = Diagnostic.model_validate({"expected": "x", "seen": "y"})
+    assert diag.journey_critical is False
+    assert RESULT_SCHEMA_VERSION == 2
 
 
 def test_result_record_names() -> None:

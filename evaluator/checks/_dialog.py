@@ -26,12 +26,15 @@ def dialog_open(ctx: CheckContext) -> bool:
     return any(dialogs.nth(i).is_visible() for i in range(dialogs.count()))
 
 
-def open_dialog(ctx: CheckContext, keyboard: bool = False) -> Locator:
+def open_dialog(ctx: CheckContext, keyboard: bool = False, critical: bool = False) -> Locator:
     """Activate the Enquire button (click, or focus + Enter) and return the visible dialog."""
     button = enquire_button(ctx)
     if button.count() == 0 or not button.first.is_visible():
         raise ctx.stop(
-            f'a visible button "{ENQUIRE}"', "not found", f'role=button[name="{ENQUIRE}"]'
+            f'a visible button "{ENQUIRE}"',
+            "not found",
+            f'role=button[name="{ENQUIRE}"]',
+            critical=critical,
         )
     if keyboard:
         button.first.focus()
@@ -43,6 +46,7 @@ def open_dialog(ctx: CheckContext, keyboard: bool = False) -> Locator:
             f'activating "{ENQUIRE}" opens a role="dialog"',
             "no visible dialog appeared",
             "role=dialog",
+            critical=critical,
         )
     ctx.settle()
     dialogs = any_dialog(ctx)
@@ -83,7 +87,7 @@ class Fields:
         ]
 
 
-def find_fields(ctx: CheckContext, dialog: Locator) -> Fields:
+def find_fields(ctx: CheckContext, dialog: Locator, critical: bool = False) -> Fields:
     found: dict[str, Locator] = {}
     missing: list[str] = []
     for key, label in (
@@ -114,6 +118,8 @@ def find_fields(ctx: CheckContext, dialog: Locator) -> Fields:
             "Message, 'I agree to be contacted', 'Send enquiry', 'Close'",
             "missing: " + ", ".join(missing),
             "role=dialog >> label",
+            # Without Message or Close an enquiry can still be sent.
+            critical=critical and bool(set(missing) - {"Message", "button 'Close'"}),
         )
     return Fields(consent=consent.first, submit=submit.first, close=close.first, **found)
 

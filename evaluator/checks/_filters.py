@@ -28,8 +28,9 @@ def labelled(ctx: CheckContext, label: str) -> Locator:
     return ctx.page.get_by_label(re.compile(rf"^\s*{re.escape(label)}\b"))
 
 
-def find_controls(ctx: CheckContext) -> Controls:
-    """The three filters; raises CheckStopped (with a diagnostic) when one is missing."""
+def find_controls(ctx: CheckContext, critical: bool = False) -> Controls:
+    """The three filters; raises CheckStopped (with a diagnostic, journey-critical when
+    `critical`) when one is missing."""
     page = ctx.page
     group = page.get_by_role("group", name="Venue type", exact=True)
     if group.count() == 0:
@@ -37,6 +38,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             'a fieldset (role "group") with the legend "Venue type"',
             "no such group on the page",
             'role=group[name="Venue type"]',
+            critical=critical,
         )
     types: dict[str, Locator] = {}
     missing = []
@@ -50,6 +52,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             "one checkbox per venue type labelled " + ", ".join(TYPE_LABELS.values()),
             "missing or duplicated: " + ", ".join(missing),
             'role=group[name="Venue type"] >> role=checkbox',
+            critical=critical,
         )
     area = labelled(ctx, "Area")
     if area.count() != 1 or area.first.evaluate("e => e.tagName") != "SELECT":
@@ -58,6 +61,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             f"{area.count()} controls labelled Area"
             + (f" ({area.first.evaluate('e => e.tagName.toLowerCase()')})" if area.count() else ""),
             'label="Area"',
+            critical=critical,
         )
     guests = labelled(ctx, "Minimum guests")
     if guests.count() != 1 or guests.first.evaluate("e => e.type") != "number":
@@ -65,6 +69,7 @@ def find_controls(ctx: CheckContext) -> Controls:
             'one number input labelled "Minimum guests"',
             f"{guests.count()} controls labelled Minimum guests",
             'label="Minimum guests"',
+            critical=critical,
         )
     return Controls(types=types, area=area.first, guests=guests.first)
 

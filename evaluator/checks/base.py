@@ -182,19 +182,30 @@ class CheckContext:
         seen: str,
         selector: str | None = None,
         where: SharedVisit | None = None,
+        critical: bool = False,
     ) -> None:
-        """Record a problem on the current page (or on the shared visit `where`)."""
+        """Record a problem on the current page (or on the shared visit `where`); `critical`:
+        the visitor cannot complete the check's core journey (see `Check.journey_critical`)."""
         if where is not None:
             url, viewport = where.url, where.viewport
         else:
             url = self.path() if self.page.url.startswith("http") else self.page.url
             viewport = self.viewport
         self.diagnostics.append(
-            Diagnostic(expected=expected, seen=seen, url=url, viewport=viewport, selector=selector)
+            Diagnostic(
+                expected=expected,
+                seen=seen,
+                url=url,
+                viewport=viewport,
+                selector=selector,
+                journey_critical=critical,
+            )
         )
 
-    def stop(self, expected: str, seen: str, selector: str | None = None) -> CheckStopped:
-        self.problem(expected, seen, selector)
+    def stop(
+        self, expected: str, seen: str, selector: str | None = None, critical: bool = False
+    ) -> CheckStopped:
+        self.problem(expected, seen, selector, critical=critical)
         return CheckStopped(expected)
 
     # -- DOM helpers (roles, names, labels only) ------------------------------------------------

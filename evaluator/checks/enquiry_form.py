@@ -88,7 +88,7 @@ def run(ctx: CheckContext) -> None:
     venue = ctx.data.ordinary
     page = ctx.page
     ctx.goto(venue.path, width=1440)
-    dialog = open_dialog(ctx)
+    dialog = open_dialog(ctx, critical=True)
     if (
         dialog.get_attribute("aria-modal") != "true"
         and dialog.evaluate("d => d.tagName") != "DIALOG"
@@ -110,7 +110,7 @@ def run(ctx: CheckContext) -> None:
             ".join(' ')"
         )
         ctx.problem(f'the dialog\'s accessible name is "{title}"', f"name: {name!r}", "role=dialog")
-    fields = find_fields(ctx, dialog)
+    fields = find_fields(ctx, dialog, critical=True)
     kinds = {
         "Event date": (fields.date, "date"),
         "Guests": (fields.guests, "number"),
@@ -185,6 +185,7 @@ def run(ctx: CheckContext) -> None:
             f'a valid submission shows "Thank you" and "{venue.name}" inside the dialog',
             f"dialog text: {' '.join(shown.split())!r}",
             "role=dialog",
+            critical=True,
         )
     if sent:
         ctx.problem(

@@ -28,6 +28,7 @@ def _expect(ctx: CheckContext, step: str, expected: list[str]) -> None:
             f"after {step}: {len(expected)} cards: {short_list(expected)}",
             f"{len(seen)} cards: {short_list(seen)}",
             "h2/h3 > link",
+            critical=True,
         )
         return
     regions = ctx.count_text()
@@ -43,7 +44,7 @@ def _expect(ctx: CheckContext, step: str, expected: list[str]) -> None:
 def run(ctx: CheckContext) -> None:
     ctx.goto("/venues", width=1440)
     data = ctx.data
-    controls: Controls = find_controls(ctx)
+    controls: Controls = find_controls(ctx, critical=True)
 
     options = controls.area.evaluate(
         "s => [...s.options].map(o => [o.value, o.textContent.replace(/\\s+/g, ' ').trim()])"
@@ -105,6 +106,7 @@ def run(ctx: CheckContext) -> None:
             'a "Clear filters" button in the empty state',
             "not shown",
             'role=button[name="Clear filters"]',
+            critical=True,
         )
     clear.first.click()
     # All 14 are back (their names and order are catalogue-listing's business).
@@ -114,6 +116,7 @@ def run(ctx: CheckContext) -> None:
             f'"Clear filters" brings back all {len(data.venues)} venues',
             f"{len(ctx.venue_links())} cards",
             "h2/h3 > link",
+            critical=True,
         )
     elif not any(has_count(t, len(data.venues)) for t in ctx.count_text()):
         ctx.problem(

@@ -78,7 +78,27 @@ def _check_page(ctx: CheckContext, venue: Venue, image_exists: bool) -> None:
     )
     info = ctx.page.evaluate(PAGE_JS)
     if info["h1s"] != [venue.name]:
-        raise ctx.stop(f'one h1 reading exactly "{venue.name}"', f"h1s: {info['h1s']}", "h1")
+        raise ctx.stop(
+            f'one h1 reading exactly "{venue.name}"', f"h1s: {info['h1s']}", "h1", critical=True
+        )
+    # Journey-critical: the visitor can read the venue's facts at all (however they are marked up).
+    text: str = info["text"]
+    unseen = [
+        f"{label} {value!r}"
+        for label, value in (
+            ("type", TYPE_LABELS[venue.type]),
+            ("area", venue.area_name),
+            ("capacity", str(venue.capacity)),
+        )
+        if value.lower() not in text.lower()
+    ]
+    if unseen:
+        ctx.problem(
+            f"the page of {venue.name} shows its type, area and capacity",
+            "not in main: " + ", ".join(unseen),
+            "main",
+            critical=True,
+        )
     facts: dict[str, str | None] = info["facts"]
     missing = [t for t in ("Type", "Area", "Capacity", "Price") if t not in facts]
     if missing:
@@ -99,11 +119,12 @@ def _check_page(ctx: CheckContext, venue: Venue, image_exists: bool) -> None:
             wrong.append("Price is empty")
         if wrong:
             ctx.problem("the facts show the venue's values", "; ".join(wrong), "dl > dd")
-    if _norm(venue.description) not in info["text"]:
+    if _norm(venue.description) not in text:
         ctx.problem(
             "the full description text in main",
             f"description not found in full (first words: {venue.description[:50]!r})",
             "main",
+            critical=True,
         )
     button = ctx.page.get_by_role("button", name="Enquire about this venue", exact=True)
     if not ctx.is_visible(button):
@@ -151,11 +172,15 @@ def run(ctx: CheckContext) -> None:
             f'a card link named "{venue.name}" on /venues',
             "not found",
             f'heading >> role=link[name="{venue.name}"]',
+            critical=True,
         )
     link.first.click()
     if not wait_until(page, lambda: ctx.path().rstrip("/") == venue.path, 3000):
         raise ctx.stop(
-            f"following the card link opens {venue.path}", f"URL is {ctx.path()}", "location"
+            f"following the card link opens {venue.path}",
+            f"URL is {ctx.path()}",
+            "location",
+            critical=True,
         )
     ctx.settle()
     _check_page(ctx, venue, image_exists=True)

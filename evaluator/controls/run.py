@@ -1,6 +1,8 @@
 """Controls: the reference solution must score full marks with no gate failing, and each mutant (one
-small, realistic defect per check, `mutants/<check-id>.patch`, applied with `patch -p1` on top
-of the reference) must lose exactly its own check's points while every other check still passes.
+small, realistic defect, `mutants/<check-id>.patch` or `mutants/<check-id>--<variant>.patch`,
+applied with `patch -p1` on top of the reference) must lose exactly its own check's points while
+every other check still passes, and fail exactly the gates its header names
+(`# expect-gates: core-journey`; none when absent).
 
     python -m evaluator controls [--only reference,mutant-url-state]
 
@@ -32,19 +34,39 @@ from records.layout import EVIDENCE_DIR, controls_dir, controls_json
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
 
 
+GATES_HEADER = "expect-gates:"
+
+
 def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:
-    """check id -> patch file, for every `<check-id>.patch` in `mutants_dir`."""
+    """mutant name -> patch file, for every `<check-id>[--<variant>].patch` in `mutants_dir`."""
     return {p.stem: p for p in sorted(mutants_dir.glob("*.patch"))}
 
 
-def describe(patch: Path) -> str:
-    """The patch's leading comment lines (before the first diff header)."""
+def check_of(mutant: str) -> str:
+    """The check a mutant must fail: its name up to `--`."""
+    return mutant.split("--", 1)[0]
+
+
+def _header(patch: Path) -> list[str]:
     lines = []
     for line in patch.read_text(encoding="utf-8").splitlines():
         if line.startswith(("--- ", "diff ", "Index:")):
             break
         lines.append(line.lstrip("# ").strip())
-    return " ".join(x for x in lines if x)
+    return [x for x in lines if x]
+
+
+def describe(patch: Path) -> str:
+    """The patch's leading comment lines (before the first diff header), minus expectations."""
+    return " ".join(x for x in _header(patch) if not x.startswith(GATES_HEADER))
+
+
+def expected_gates(patch: Path) -> list[str]:
+    """The gates the mutant must fail (its `# expect-gates: a, b` header line)."""
+    for line in _header(patch):
+        if line.startswith(GATES_HEADER):
+            return sorted(g.strip() for g in line[len(GATES_HEADER) :].split(",") if g.strip())
+    return []
 
 
 def apply_patch(app: Path, patch: Path) -> str | None:
@@ -70,6 +92,13 @@ def apply_patch(app: Path, patch: Path) -> str | None:
     return None
 
 
+def _mutant_order(mutant: str) -> tuple[int, str]:
+    """Mutants in the registry's check order, variants after their check's plain mutant."""
+    ids = list(BY_ID)
+    check = check_of(mutant)
+    return (ids.index(check) if check in ids else len(ids), mutant)
+
+
 def default_base() -> Callable[[Path], object]:
     from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
 
@@ -88,13 +117,14 @@ def run_controls(
 ) -> int:
     materialize = base or default_base()
     patches = mutant_patches(mutants_dir)
-    unknown = sorted(set(patches) - set(BY_ID))
+    unknown = sorted(m for m in patches if check_of(m) not in BY_ID)
     if unknown:
         print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
         return 2
+    order = ["reference"] + [f"mutant-{m}" for m in sorted(patches, key=_mutant_order)]
     controls: list[tuple[str, str | None]] = [("reference", None)]
-    controls += [(f"mutant-{check}", check) for check in BY_ID if check in patches]
-    missing = [check for check in BY_ID if check not in patches]
+    controls += [(f"mutant-{m}", m) for m in sorted(patches, key=_mutant_order)]
+    missing = [check for check in BY_ID if check not in {check_of(m) for m in patches}]
     if only:
         controls = [c for c in controls if c[0] in only]
     out_json = out_json or controls_json(evidence_dir)
@@ -103,9 +133,10 @@ def run_controls(
     with tempfile.TemporaryDirectory(prefix="siteos-controls-") as tmp:
         reference = Path(tmp) / "reference"
         materialize(reference)
-        for name, check in controls:
+        for name, mutant in controls:
+            check = check_of(mutant) if mutant else None
             app = Path(tmp) / name
-            if check is not None:
+            if mutant is not None:
                 shutil.copytree(
                     reference,
                     app,
@@ -116,7 +147,8 @@ def run_controls(
                 app = reference
             expected_failed = [check] if check else []
             expected = MAX_AUTOMATED - (BY_ID[check].points if check else 0)
-            description = describe(patches[check]) if check else "the reference solution"
+            description = describe(patches[mutant]) if mutant else "the reference solution"
+            gates_expected = expected_gates(patches[mutant]) if mutant else []
             row = ControlRow(
                 control=name,
                 check=check,
@@ -126,15 +158,16 @@ def run_controls(
                 expected_failed_checks=expected_failed,
                 actual_failed_checks=[],
                 gates_failed=[],
+                expected_gates_failed=gates_expected,
                 match=False,
             )
-            problem = apply_patch(app, patches[check]) if check else None
+            problem = apply_patch(app, patches[mutant]) if mutant else None
             if problem:
                 row.reason = problem
                 rows.append(row)
                 print(f"{name:28} MISMATCH {problem}", flush=True)
                 continue
-            full = check is None
+            full = mutant is None
             result = evaluate(app, out_dir / name, video=full, trace=full, screenshots=full)
             row.actual_score = result.automated_score
             row.actual_failed_checks = result.failed_checks
@@ -142,14 +175,14 @@ def run_controls(
             row.result = str((out_dir / name / "result.json").relative_to(out_dir.parent))
             row.duration_s = result.timings.total_s
             reasons = []
-            if result.evaluator_error:
-                reasons.append(f"evaluator error: {result.evaluator_error}")
             if result.automated_score != expected:
                 reasons.append(f"score {result.automated_score}, expected {expected}")
             if sorted(result.failed_checks) != sorted(expected_failed):
                 reasons.append(f"failed checks {result.failed_checks}, expected {expected_failed}")
-            if check is None and row.gates_failed:
-                reasons.append(f"gates failed on the reference: {row.gates_failed}")
+            if sorted(row.gates_failed) != gates_expected:
+                reasons.append(f"gates failed {row.gates_failed}, expected {gates_expected}")
+            if result.evaluator_errors:
+                reasons.append(f"evaluator errors: {result.evaluator_errors}")
             for failed in result.checks:
                 if not failed.passed and failed.id not in expected_failed:
                     for diag in failed.diagnostics[:2]:
@@ -168,7 +201,6 @@ def run_controls(
         # A partial run updates its rows in the existing table, keeping the others.
         fresh = {row["control"]: row for row in table}
         old = [row for row in read_json(out_json) if row.get("control") not in fresh]
-        order = ["reference"] + [f"mutant-{check}" for check in BY_ID]
         table = sorted(
             old + table, key=lambda r: order.index(r["control"]) if r["control"] in order else 99
         )

@@ -16,6 +16,7 @@ class ControlRow(BaseModel):
     expected_failed_checks: list[str]
     actual_failed_checks: list[str]
     gates_failed: list[str]
+    expected_gates_failed: list[str] = []
     match: bool
     reason: str = ""
     result: str | None = None

@@ -3,8 +3,10 @@
     python -m evaluator.controls.mutants.generate
 
 Each mutant is a list of exact (file, old text, new text) edits on the materialised reference;
-the patch `<check-id>.patch` is the unified diff, headed by a one-line description. Rerun this
-whenever the reference changes (it fails loudly when an edit no longer applies).
+the patch `<check-id>.patch` (or `<check-id>--<variant>.patch` for a check's further mutants) is
+the unified diff, headed by a one-line description and, when the defect is severe enough to fail
+gates, an `# expect-gates: ...` line (see `GATES`). Rerun this whenever the reference changes (it
+fails loudly when an edit no longer applies).
 """
 
 from __future__ import annotations
@@ -174,6 +176,15 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
 }
 
 
+# mutant -> the gates it must fail besides losing its check (none when absent): a journey the
+# visitor cannot complete fails core-journey; more than 16 px of overflow and serious axe
+# violations fail their gates.
+GATES: dict[str, list[str]] = {
+    "no-overflow": ["horizontal-overflow"],
+    "axe": ["axe-serious"],
+}
+
+
 def build_patch(reference: Path, check: str) -> str:
     description, edits = MUTANTS[check]
     changed: dict[str, str] = {}
@@ -184,6 +195,8 @@ def build_patch(reference: Path, check: str) -> str:
             raise SystemExit(f"{check}: {rel}: expected exactly one {old!r}, found {found}")
         changed[rel] = text.replace(old, new)
     out = [f"# {check}: {description}\n"]
+    if GATES.get(check):
+        out.append(f"# expect-gates: {', '.join(GATES[check])}\n")
     for rel, text in changed.items():
         before = (reference / rel).read_text(encoding="utf-8").splitlines(keepends=True)
         out += difflib.unified_diff(before, text.splitlines(keepends=True), f"a/{rel}", f"b/{rel}")

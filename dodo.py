@@ -71,11 +71,14 @@ STARTER_FILES = files_below(STARTER_DIR)
 def stage(target: str, *args: Any, **kwargs: Any) -> bool:
     """Call `module:function` (imported only when the task runs, so `doit` loads fast).
 
-    Stage functions return a record (success) or an exit code (0 is success).
+    Stage functions return a record (success), a bool (False is failure) or an exit code (0 is
+    success).
     """
     module, name = target.split(":")
     result = getattr(importlib.import_module(module), name)(*args, **kwargs)
-    return result == 0 if isinstance(result, int) and not isinstance(result, bool) else True
+    if isinstance(result, bool):
+        return result
+    return result == 0 if isinstance(result, int) else True
 
 
 def task_freeze() -> dict[str, Any]:
@@ -180,8 +183,11 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
     for unit in read_order(ROUND).order:
         key, rep = unit.rsplit("-r", 1)
         units.append((unit, key, int(rep), 0))
-    for marker in sorted(PATHS.units_dir.glob("*/replacement.json")):
-        record = replacement_record(PATHS.unit(marker.parent.name))
+    folders = sorted(PATHS.units_dir.iterdir()) if PATHS.units_dir.is_dir() else []
+    for folder in folders:
+        if not PATHS.unit(folder.name).replacement.exists():
+            continue
+        record = replacement_record(PATHS.unit(folder.name))
         key, rest = record.replacement_unit.rsplit("-r", 1)
         rep, replacement = rest.split("-x")
         units.append((record.replacement_unit, key, int(rep), int(replacement)))
@@ -190,7 +196,7 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
 
 @create_after(executed="order")
 def task_unit() -> Iterator[dict[str, Any]]:
-    """Run each scored unit once, in frozen order: one fresh OpenCode session via the proxy."""
+    """Run each scored unit once, in frozen order: one fresh agent session via the proxy."""
     previous: str | None = None
     for unit, key, rep, replacement in scheduled_units():
         yield {
@@ -222,14 +228,15 @@ def task_evaluate() -> Iterator[dict[str, Any]]:
         }
 
 
-def unit_evidence_files(*names: str) -> list[str]:
-    """The named files of every scheduled unit that has them; session.json is always listed,
-    so a unit whose session record is missing stops the stage instead of being skipped."""
+def unit_evidence_files(*attributes: str) -> list[str]:
+    """The files (UnitPaths attributes, e.g. "session", "result") of every scheduled unit that
+    has them; session.json is always listed, so a unit whose session record is missing stops the
+    stage instead of being skipped."""
     return [
         str(path)
         for unit, *_ in scheduled_units()
-        for name in names
-        if (path := PATHS.unit(unit).root / name).exists() or name == "session.json"
+        for attribute in attributes
+        if (path := getattr(PATHS.unit(unit), attribute)).exists() or attribute == "session"
     ]
 
 
@@ -238,10 +245,8 @@ def task_packets() -> dict[str, Any]:
     """Blind review packets: candidate codes, screenshots, video, anonymised diff; leak scan."""
     return {
         "actions": [(stage, ["scoring:build_packets", ROUND])],
-        "file_dep": unit_evidence_files(
-            "session.json", "worktree.diff", "PROGRESS.md", "evaluation/result.json"
-        ),
-        "targets": [str(PATHS.packets_dir / "index.json"), str(PATHS.codes)],
+        "file_dep": unit_evidence_files("session", "trace", "diff", "progress", "result"),
+        "targets": [str(PATHS.packets_index), str(PATHS.codes)],
     }
 
 
@@ -255,13 +260,7 @@ def task_score() -> dict[str, Any]:
     return {
         "actions": [(stage, ["scoring:score_round", ROUND])],
         "file_dep": [
-            *unit_evidence_files(
-                "session.json",
-                "events.jsonl",
-                "gateway.jsonl",
-                "PROGRESS.md",
-                "evaluation/result.json",
-            ),
+            *unit_evidence_files("session", "events", "trace", "gateway", "progress", "result"),
             *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
             str(PATHS.codes),
             *review_sheets(),

@@ -5,9 +5,7 @@
 
 It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the 15 checks and
 writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
-the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json, and page-text.json (each
-screenshot's visible text, title, alt/aria-label/title/placeholder texts and meta tags, which the
-blind-packet stage scans for identity).
+the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json.
 
 One browser, two contexts: the three core journeys run on one page of a recording context (the
 interaction video and the trace); everything else runs on fresh pages of a second context. A
@@ -20,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -46,38 +43,13 @@ from evaluator.checks.base import CheckContext, CheckStopped, Facts
 from evaluator.checks.spec import Check
 from evaluator.data import DATA_FILE, VenueData, load_venues
 from evaluator.serve import StaticServer
-from records.evidence.evaluation import (
-    CheckResult,
-    Diagnostic,
-    MetaTag,
-    PageText,
-    PageTextRecord,
-    Screenshot,
-)
-from records.io import write_json, write_record
-from records.layout import PAGE_TEXT_FILE
+from records.evidence.evaluation import CheckResult, Diagnostic, PhaseRecord, Screenshot
+from records.io import RecordError, read_record, write_json, write_record
+from records.layout import EvaluationPaths
 from records.tools import CHROMIUM
 
 CHECK_BUDGET_S = 60.0
 MAX_HANGS = 2
-PAGE_TEXT_CAP = 20_000
-PAGE_TEXT_JS = """(cap) => {
-  const all = (sel, name) => Array.from(document.querySelectorAll(sel))
-    .map((e) => (e.getAttribute(name) || '').trim()).filter(Boolean);
-  return {
-    title: document.title || '',
-    visible_text: (document.body ? document.body.innerText : '').slice(0, cap),
-    alt_texts: all('[alt]', 'alt'),
-    aria_labels: all('[aria-label]', 'aria-label'),
-    title_attributes: all('[title]', 'title'),
-    placeholders: all('[placeholder]', 'placeholder'),
-    meta: Array.from(document.querySelectorAll('meta')).map((m) => ({
-      name: m.getAttribute('name') || m.getAttribute('property') ||
-        m.getAttribute('http-equiv') || (m.hasAttribute('charset') ? 'charset' : ''),
-      content: m.getAttribute('content') || m.getAttribute('charset') || '',
-    })),
-  };
-}"""
 
 
 @dataclass
@@ -98,7 +70,6 @@ class PhaseState:
     checks: list[dict[str, Any]] = field(default_factory=list)
     probes: dict[str, dict[str, Any]] = field(default_factory=dict)
     screenshots: list[dict[str, Any]] = field(default_factory=list)
-    page_texts: list[PageText] = field(default_factory=list)
     video: str | None = None
     trace: str | None = None
     axe: str | None = None
@@ -157,22 +128,22 @@ class Session:
     def finish_recording(self, state: PhaseState) -> None:
         if self.recording is None:
             return
-        out = self.opts.out
+        out = EvaluationPaths(self.opts.out)
         if self.opts.trace:
             try:
-                self.recording.tracing.stop(path=str(out / "trace.zip"))
-                state.trace = "trace.zip"
+                self.recording.tracing.stop(path=str(out.trace))
+                state.trace = out.relative(out.trace)
             except PlaywrightError:
                 pass
         video = self.recording_page.video if self.recording_page is not None else None
         self.recording.close()
         if video is not None:
             try:
-                shutil.move(video.path(), out / "video.webm")
-                state.video = "video.webm"
+                shutil.move(video.path(), out.video)
+                state.video = out.relative(out.video)
             except (PlaywrightError, OSError):
                 pass
-        shutil.rmtree(out / ".video", ignore_errors=True)
+        shutil.rmtree(out.root / ".video", ignore_errors=True)
         self.recording = None
         self.recording_page = None
 
@@ -197,24 +168,6 @@ class Session:
 def _path_of(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
-
-
-def page_text(page: Page, shot: Screenshot) -> PageText | None:
-    """The text the page of `shot` carries (None when the page no longer answers)."""
-    try:
-        data = page.evaluate(PAGE_TEXT_JS, PAGE_TEXT_CAP)
-    except PlaywrightError:
-        return None
-    meta = [MetaTag(name=str(m["name"]), content=str(m["content"])) for m in data.pop("meta")]
-    return PageText(
-        screenshot=shot.path,
-        page=shot.page,
-        state=shot.state,
-        viewport=shot.viewport,
-        url=shot.url,
-        meta=meta,
-        **data,
-    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -271,11 +224,8 @@ def run_check(
         pass
     except PlaywrightTimeoutError as exc:
         if ctx is not None:
-            # The check could not finish its journey: for a core check the journey is not done.
             ctx.problem(
-                "the page responds to the check's action in time",
-                f"timed out: {_first_line(exc)}",
-                critical=check.journey is not None,
+                "the page responds to the check's action in time", f"timed out: {_first_line(exc)}"
             )
     except Exception as exc:  # noqa: BLE001 - classify below
         if session.hung:
@@ -304,7 +254,6 @@ def run_check(
                 expected=f"the page stays responsive (each check gets {budget_s:.0f} s)",
                 seen="the page stopped responding (a script blocking the main thread, or an "
                 "endless render loop); the browser was killed",
-                journey_critical=check.journey is not None,
             )
         )
     passed = executed and not diagnostics
@@ -325,7 +274,6 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     state = PhaseState()
     opts.out.mkdir(parents=True, exist_ok=True)
     shots = opts.out / "screenshots"
-    write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord())  # no stale page text
     data: VenueData = load_venues(opts.data_file)
     facts = Facts()
     requests = RequestLog()
@@ -338,8 +286,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             "unsettled": sorted(set(facts.unsettled)),
         }
         state.blocked_requests = sorted(set(requests.blocked))
-        write_json(opts.phase_json, _state_json(state))
-        write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord(pages=state.page_texts))
+        write_record(opts.phase_json, _state_json(state))
 
     def shooter(page: Page, name: str, view_state: str, viewport: str, full_page: bool) -> None:
         if not opts.screenshots:
@@ -357,20 +304,18 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             )
         except PlaywrightError:
             return
-        shot = Screenshot(
-            page=name,
-            state=view_state,
-            viewport=viewport,
-            path=f"screenshots/{file.name}",
-            url=_path_of(page.url),
-        )
-        text = page_text(page, shot)
-        if text is not None:
-            state.page_texts.append(text)
         state.timings["evidence_s"] = round(
             state.timings.get("evidence_s", 0.0) + time.monotonic() - started, 3
         )
-        state.screenshots.append(shot.model_dump())
+        state.screenshots.append(
+            Screenshot(
+                page=name,
+                state=view_state,
+                viewport=viewport,
+                path=f"screenshots/{file.name}",
+                url=_path_of(page.url),
+            ).model_dump()
+        )
 
     selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
     facts.collectors = {c.id: c.shared_visits(data) for c in selected if c.shared_visits}
@@ -409,17 +354,13 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                 state.probes[name] = {"failed": reason is not None, "reason": reason or ""}
             except CheckStopped as exc:
                 state.probes[name] = {"failed": True, "reason": str(exc)}
-            except PlaywrightTimeoutError as exc:
-                state.probes[name] = {"failed": True, "reason": f"timed out: {_first_line(exc)}"}
-            except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung
+            except Exception as exc:  # noqa: BLE001
                 why = "the page stopped responding" if session.hung else _first_line(exc)
                 state.probes[name] = {
-                    "failed": session.hung,
+                    "failed": True,
                     "reason": why,
                     "evaluator_error": not session.hung,
                 }
-                if not session.hung:
-                    traceback.print_exc()
             finally:
                 timer.cancel()
             if session.hung:
@@ -444,7 +385,6 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                         Diagnostic(
                             expected="a responsive page",
                             seen=f"not run: the page hung {hangs} times already",
-                            journey_critical=check.journey is not None,
                         )
                     ],
                 )
@@ -466,16 +406,17 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
         state.timings["checks_s"] = round(time.monotonic() - t_checks, 2)
         state.timings["shared_visits_s"] = round(facts.shared_s, 2)
         session.close()
-    write_json(opts.out / "axe.json", facts.axe_runs)
-    state.axe = "axe.json"
+    files = EvaluationPaths(opts.out)
+    write_json(files.axe, facts.axe_runs)
+    state.axe = files.relative(files.axe)
     state.timings["browser_s"] = round(time.monotonic() - t_start, 2)
     state.complete = True
     save()
     return state
 
 
-def _state_json(state: PhaseState) -> dict[str, Any]:
-    return {
+def _state_json(state: PhaseState) -> PhaseRecord:
+    return PhaseRecord.model_validate({
         "complete": state.complete,
         "error": state.error,
         "checks": state.checks,
@@ -488,7 +429,7 @@ def _state_json(state: PhaseState) -> dict[str, Any]:
         "timings": state.timings,
         "facts": state.facts,
         "blocked_requests": state.blocked_requests,
-    }
+    })
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -519,11 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - reported to the parent through the phase file
         traceback.print_exc()
         try:
-            existing = json.loads(opts.phase_json.read_text()) if opts.phase_json.exists() else {}
-        except (OSError, ValueError):
-            existing = {}
-        existing.update({"complete": False, "error": f"{type(exc).__name__}: {_first_line(exc)}"})
-        write_json(opts.phase_json, existing)
+            existing = read_record(opts.phase_json, PhaseRecord)
+        except RecordError:
+            existing = PhaseRecord()
+        failed = {"complete": False, "error": f"{type(exc).__name__}: {_first_line(exc)}"}
+        write_record(opts.phase_json, existing.model_copy(update=failed))
         return 2
     return 0
 

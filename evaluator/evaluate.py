@@ -7,23 +7,23 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_copy, write_log
-from evaluator.checks import CHECK_COUNT, CHECKS
+from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS
 from evaluator.data import DATA_FILE
-from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
+from evaluator.gates import capped, compute_gates
 from records.evidence.evaluation import (
     CheckResult,
     CoreJourneys,
     Diagnostic,
     EvaluationResult,
-    Screenshot,
+    PhaseRecord,
     StepLog,
     Timings,
 )
-from records.io import RecordError, read_json, write_record
-from records.layout import REPO_ROOT
+from records.io import RecordError, read_record, write_record
+from records.layout import REPO_ROOT, EvaluationPaths
 from records.tools import NODE, node_path_env
 from sandbox import loopback_netns_argv, run_process
 
@@ -49,9 +49,9 @@ def run_browser_phase(
     screenshots: bool = True,
     timeout: float = BROWSER_PHASE_TIMEOUT_S,
     check_budget: float | None = None,
-) -> tuple[dict[str, Any], str]:
+) -> tuple[PhaseRecord, str]:
     """Run the browser phase in a loopback-only network namespace; returns (phase data, log)."""
-    phase_json = out_dir / ".phase.json"
+    phase_json = EvaluationPaths(out_dir).phase
     phase_json.unlink(missing_ok=True)
     argv = [
         sys.executable,
@@ -85,19 +85,14 @@ def run_browser_phase(
     )
     log = f"# {result.describe()}\n--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
     try:
-        data: dict[str, Any] = read_json(phase_json)
-    except RecordError:
-        data = {}
+        phase = read_record(phase_json, PhaseRecord) if phase_json.exists() else PhaseRecord()
+    except RecordError as exc:
+        phase = PhaseRecord(error=f"the browser phase left an unreadable file: {exc}"[:2000])
     phase_json.unlink(missing_ok=True)
-    if not data.get("complete"):
-        data.setdefault("error", None)
-        if data["error"] is None:
-            data["error"] = (
-                "the browser phase timed out"
-                if result.timed_out
-                else f"the browser phase ended early ({result.describe()})"
-            )
-    return data, log
+    if not phase.complete and phase.error is None:
+        ended = "timed out" if result.timed_out else f"ended early ({result.describe()})"
+        phase = phase.model_copy(update={"error": f"the browser phase {ended}"})
+    return phase, log
 
 
 def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
@@ -132,15 +127,16 @@ def evaluate(
     app_dir = app_dir.resolve()
     out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("screenshots", "logs"):
-        shutil.rmtree(out_dir / stale, ignore_errors=True)
-    for stale in ("video.webm", "trace.zip", "axe.json", "result.json"):
-        (out_dir / stale).unlink(missing_ok=True)
+    files = EvaluationPaths(out_dir)
+    for stale_dir in (files.screenshots, files.logs):
+        shutil.rmtree(stale_dir, ignore_errors=True)
+    for stale in (files.video, files.trace, files.axe, files.result):
+        stale.unlink(missing_ok=True)
     timings = Timings()
     workspace: Workspace = make_workspace()
     steps: list[StepLog] = []
     evaluator_error: str | None = None
-    phase: dict[str, Any] = {}
+    phase = PhaseRecord()
     try:
         timings.copy_s = timed_copy(app_dir, workspace)
         ok = {"install": False, "check": False, "build": False}
@@ -148,8 +144,8 @@ def evaluate(
             if name != "install" and not ok["install"]:
                 break
             result = run_step(workspace, name)
-            log = f"logs/{name}.log"
-            write_log(out_dir / log, result)
+            log = files.relative(files.log(name))
+            write_log(files.log(name), result)
             ok[name] = result.ok
             setattr(timings, f"{name}_s", result.duration)
             steps.append(
@@ -186,11 +182,11 @@ def evaluate(
                 check_budget=check_budget,
                 timeout=browser_timeout,
             )
-            (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-            (out_dir / "logs" / "browser.log").write_text(log, encoding="utf-8")
+            files.logs.mkdir(parents=True, exist_ok=True)
+            files.log("browser").write_text(log, encoding="utf-8")
             timings.browser_s = round(time.monotonic() - t0, 3)
-            evaluator_error = phase.get("error")
-            checks = [CheckResult.model_validate(c) for c in phase.get("checks", [])]
+            evaluator_error = phase.error
+            checks = list(phase.checks)
             ran = {c.id for c in checks}
             for missing in _not_run(
                 f"not run: {evaluator_error or 'the browser phase ended early'}"
@@ -201,26 +197,28 @@ def evaluate(
             checks.sort(key=lambda c: order.index(c.id))
         else:
             checks = _not_run(f"not run: {build_reason}")
-        phase_timings = phase.get("timings", {})
-        timings.checks_s = float(phase_timings.get("checks_s", 0.0))
-        timings.evidence_s = float(phase_timings.get("evidence_s", 0.0))
+        timings.checks_s = float(phase.timings.get("checks_s", 0.0))
+        timings.evidence_s = float(phase.timings.get("evidence_s", 0.0))
         gates = compute_gates(
             install_ok=ok["install"],
             build_ok=build_ok,
             build_reason=build_reason,
-            probes=phase.get("probes", {}),
+            probes=phase.probes,
             checks=checks,
-            max_overflow=phase.get("facts", {}).get("max_overflow", {"px": 0}),
+            max_overflow=phase.facts.max_overflow,
         )
     finally:
         if not keep_workspace:
             shutil.rmtree(workspace.root, ignore_errors=True)
     score = sum(c.points for c in checks)
     hard = any(g.failed for g in gates)
-    journeys: dict[str, Literal["passed", "failed"]] = journey_statuses(checks)
-    errors = evaluator_errors(evaluator_error, gates, checks, built=ok["install"] and build_ok)
+    by_id = {c.id: c for c in checks}
+    journeys: dict[str, Literal["passed", "failed"]] = {
+        journey: ("passed" if by_id[check_id].passed else "failed")
+        for journey, check_id in CORE_JOURNEYS.items()
+    }
     versions: dict[str, str | None] = {"chromium": None, "playwright": None, "axe-core": None}
-    versions.update(phase.get("versions", {}))
+    versions.update(phase.versions)
     versions["node"] = node_version()
     timings.total_s = round(time.monotonic() - start, 3)
     record = EvaluationResult(
@@ -232,22 +230,21 @@ def evaluate(
         hard_gate_failed=hard,
         core_journeys=CoreJourneys(**journeys),
         checks_executed=sum(1 for c in checks if c.executed),
-        evaluator_error="; ".join(errors)[:2000] or None,
-        evaluator_errors=errors,
+        evaluator_error=evaluator_error,
         install_ok=ok["install"],
         check_ok=ok["check"],
         build_ok=build_ok,
         steps=steps,
         timings=timings,
         tool_versions=versions,
-        screenshots=[Screenshot.model_validate(s) for s in phase.get("screenshots", [])],
-        video=phase.get("video"),
-        axe_report=phase.get("axe"),
-        trace=phase.get("trace"),
-        blocked_requests=phase.get("blocked_requests", []),
-        unsettled=phase.get("facts", {}).get("unsettled", []),
+        screenshots=phase.screenshots,
+        video=phase.video,
+        axe_report=phase.axe,
+        trace=phase.trace,
+        blocked_requests=phase.blocked_requests,
+        unsettled=phase.facts.unsettled,
     )
-    write_record(out_dir / "result.json", record)
+    write_record(files.result, record)
     return record
 
 

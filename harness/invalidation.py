@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from records.evidence.gateway import GatewaySummary
 from records.evidence.session import (
@@ -19,9 +20,9 @@ from records.evidence.session import (
     StopStatus,
     Validity,
 )
+from records.layout import UnitPaths
 
-REQUIRED_EVIDENCE = ("events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff",
-                     "worktree.tar.gz")  # fmt: skip
+REQUIRED_EVIDENCE = tuple(path.name for path in UnitPaths(Path()).required_evidence)
 OUTAGE_CLASSES = {"upstream_5xx", "midstream_error", "connection", "rate_limit", "no_endpoint"}
 HARNESS_CLASSES = {"auth", "credits", "bad_request", "malformed_response", "not_found"}
 DATE_SUFFIX = re.compile(r"-\d{8}$")

@@ -33,12 +33,8 @@ def unit_name(model_key: str, repetition: int = 1, replacement: int = 0) -> str:
     return f"{base}-x{replacement}" if replacement else base
 
 
-def replacement_path(paths: UnitPaths) -> Path:
-    return paths.root / "replacement.json"
-
-
 def replacement_record(paths: UnitPaths) -> ReplacementRecord:
-    path = replacement_path(paths)
+    path = paths.replacement
     if not path.exists():
         raise ReplacementRefused(
             f"{paths.root.name} is a replacement unit without {path.name}: create it with "
@@ -99,7 +95,7 @@ def create_replacement(
     if evaluator:
         failure_class = "evaluator"
     target = rpaths.unit(f"{unit}-x1")
-    if replacement_path(target).exists() or target.session.exists():
+    if target.replacement.exists() or target.session.exists():
         raise ReplacementRefused(f"{unit} already has its one replacement ({target.root.name})")
     record = ReplacementRecord(
         round_id=round_id,
@@ -110,5 +106,5 @@ def create_replacement(
         created_at=now_iso(),
         created_by=getpass.getuser(),
     )
-    write_record(replacement_path(target), record)
+    write_record(target.replacement, record)
     return record

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import order as run_order
-from harness.agents import Agent, default_agent
+from harness.agents import Agent, agent_for
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.progress import Progress
 from harness.replacement import replacement_record, unit_name
 from harness.session.evidence import (
-    AGENT_STDERR,
     end_leftovers,
     evidence_present,
     new_marker,
@@ -29,25 +28,23 @@ from harness.session.evidence import (
     read_marker,
     remove_scratch,
     runner_alive,
-    save_commands,
+    save_trace,
     save_worktree_evidence,
     write_marker,
 )
-from harness.session.run import SessionFiles, SessionOutcome, run_session
+from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree, private_npm_cache
 from records import layout
-from records.evidence.gateway import GatewaySummary, summarize
+from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
-    Ceilings,
     Identity,
     Isolation,
     RunningMarker,
     SessionRecord,
     StopStatus,
-    Tokens,
 )
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import read_record, write_record
@@ -81,11 +78,6 @@ class _UnitRun:
     agent: Agent
     paths: UnitPaths
     frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
-
-
-def _tokens(gateway: GatewaySummary) -> Tokens:
-    t = gateway.tokens
-    return Tokens(prompt=t.prompt, completion=t.completion, reasoning=t.reasoning, cached=t.cached)
 
 
 def _record(
@@ -142,14 +134,10 @@ def _record(
         stop_status=stop,
         exit_code=exit_code,
         elapsed_seconds=elapsed,
-        tokens=_tokens(gateway),
+        tokens=gateway.tokens.counts(),
         cost_usd=gateway.cost_usd,
         gateway=gateway,
-        ceilings=Ceilings(
-            steps=settings.ceilings.steps,
-            wall_clock_seconds=settings.ceilings.wall_clock_minutes * 60,
-            budget_usd=settings.ceilings.budget_usd,
-        ),
+        ceilings=settings.ceilings,
         isolation=isolation,
         validity=verdict.validity,
         invalid_reasons=verdict.reasons,
@@ -180,7 +168,7 @@ def _recover(run: _UnitRun, marker: RunningMarker) -> SessionRecord:
     end_leftovers(marker)
     worktree = Path(marker.worktree)
     save_worktree_evidence(run.paths, worktree, marker.base_commit)
-    save_commands(run.paths, run.agent.read_trace(run.paths.events))
+    save_trace(run.paths, run.agent.read_trace(run.paths.events))
     record = _record(
         run, marker=marker, stop="crashed", exit_code=None,
         elapsed=0.0, isolation=isolation_for(bool(marker.isolated)),
@@ -218,7 +206,7 @@ def run_unit(
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
     settings = load_round(round_id)
     candidate = load_cohort(settings.cohort_path).by_key(model_key)
-    agent = agent or default_agent()
+    agent = agent or agent_for(settings.agent, f"round {round_id!r}")
     unit = unit_name(model_key, repetition, replacement)
     paths = round_paths(round_id, evidence_dir).unit(unit)
     if paths.session.exists():
@@ -240,7 +228,7 @@ def run_unit(
     with round_gateway(settings) as upstream:
         return _execute(
             run, isolated, upstream,
-            wall_clock_seconds or settings.ceilings.wall_clock_minutes * 60, replacing,
+            wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,
             outage_seconds or settings.ceilings.outage_seconds,
         )  # fmt: skip
 
@@ -288,13 +276,13 @@ def _execute(
     outcome = run_session(
         agent=run.agent, upstream=upstream, candidate=run.candidate, settings=run.settings,
         worktree=worktree, home=home, socket_dir=scratch / "gw",
-        files=SessionFiles(paths.events, paths.gateway, paths.root / AGENT_STDERR),
+        files=paths,
         title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
         progress=progress, on_start=started, outage_seconds=outage_seconds,
     )  # fmt: skip
     progress.update("evidence", outcome.gateway.steps, outcome.gateway.cost_usd, force=True)
     save_worktree_evidence(paths, worktree, base)
-    save_commands(paths, outcome.trace)
+    save_trace(paths, outcome.trace)
     record = _record(
         run, marker=marker, stop=outcome.stop_status,
         exit_code=outcome.process.exit_code, elapsed=outcome.process.elapsed_seconds,

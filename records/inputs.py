@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from records.evidence.agent import AgentInfo
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
@@ -19,6 +20,7 @@ KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 COHORT_SCHEMA_VERSION = 2  # 2: `catalogue`, the snapshot the cohort was checked against
 RoundKind = Literal["demo", "rehearsal", "real"]
+DEFAULT_AGENT = AgentInfo(name="opencode", version="1.17.18")  # round files that name none
 
 
 class Strict(BaseModel):
@@ -141,6 +143,8 @@ class Gateway(Strict):
 
 
 class Ceilings(Strict):
+    """A round's ceilings, as the round file states them (session.json records the same)."""
+
     steps: int = Field(ge=1, le=200)
     wall_clock_minutes: float = Field(gt=0, le=240)
     budget_usd: float = Field(gt=0)
@@ -149,6 +153,20 @@ class Ceilings(Strict):
         gt=0,
         description="no good upstream answer for this long (with upstream errors): provider outage",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_seconds(cls, data: Any) -> Any:
+        """session.json of schema 1 recorded `wall_clock_seconds`."""
+        if isinstance(data, dict) and "wall_clock_seconds" in data:
+            data = dict(data)
+            data.setdefault("wall_clock_minutes", data.pop("wall_clock_seconds") / 60)
+            data.pop("wall_clock_seconds", None)
+        return data
+
+    @property
+    def wall_clock_seconds(self) -> float:
+        return self.wall_clock_minutes * 60
 
 
 class Simulation(Strict):
@@ -177,7 +195,12 @@ class RoundSettings(Strict):
     simulation: Simulation | None = None
     ceilings: Ceilings
     node_version: str
-    opencode_version: str
+    agent: AgentInfo = Field(
+        default=DEFAULT_AGENT, description="the agent every session runs (name and exact version)"
+    )
+    opencode_version: str | None = Field(
+        default=None, description="older round files name the agent only by this; see `agent`"
+    )
     seed: int
     probes: int = Field(default=3, ge=1)
     repetitions: int = Field(default=1, ge=1)
@@ -198,6 +221,23 @@ class RoundSettings(Strict):
         if not KEY_PATTERN.match(value):
             raise ValueError(f"round_id {value!r} must be lowercase letters, digits and hyphens")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _agent_from_opencode_version(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "agent" not in data and data.get("opencode_version"):
+            return {**data, "agent": {"name": "opencode", "version": data["opencode_version"]}}
+        return data
+
+    @model_validator(mode="after")
+    def _one_agent_version(self) -> RoundSettings:
+        named = self.opencode_version
+        if named is not None and self.agent.name == "opencode" and named != self.agent.version:
+            raise ValueError(
+                f"opencode_version {named!r} differs from agent.version {self.agent.version!r}: "
+                "name the agent once"
+            )
+        return self
 
     @model_validator(mode="after")
     def _kind_matches_gateway(self) -> RoundSettings:

@@ -7,20 +7,15 @@ evidence/
     round.json                        frozen input hashes (freeze stage)
     calibration.json                  calibration verdict; calibration/ holds the evaluator output
     preflight/<model>/preflight.json  catalogue check + three probes; probe-<n>/ per probe
+                                      (probe.json and the session files of a unit)
     order.json                        frozen run order of qualified routes
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
-      session.json events.jsonl gateway.jsonl commands.json
-      worktree.diff worktree.tar.gz PROGRESS.md
-      evaluation/                     evaluator output: result.json, screenshots/, video.webm,
-                                      page-text.json (the DOM text each screenshot shows), ...
-    private/                          the operator's only: never in packets or on the site
-      code-secret.json codes.json     the code secret (OS randomness) and the code -> unit map
-      packet-report.json              per packet: what was redacted where, media showing identity
-    codes.json                        legacy (schema 1) codes drawn from the public seed
-    packets/<code>/                   blind review packet per candidate (index.html: review page)
-    packets/bundles/<reviewer>.zip    one reviewer's packets in a shuffled order
+      session.json events.jsonl trace.json gateway.jsonl commands.json agent.stderr.log
+      worktree.diff worktree.tar.gz PROGRESS.md [replacement.json]
+      evaluation/                     evaluator output: result.json, screenshots/, video.webm, ...
+    codes.json                        blind candidate codes (drawn once from the round seed)
+    packets/<code>/                   blind review packet per candidate
     reviews/*.csv|*.json              reviewer sheets (human input, never generated)
-    unsealing.json                    the operator's explicit unsealing of the code map
     leaderboard.json                  the ranked result
 """
 
@@ -52,7 +47,6 @@ EVALUATOR_EXCLUDED = (REPO_ROOT / "evaluator" / "controls",)
 SCORING_SOURCES = (REPO_ROOT / "scoring", REPO_ROOT / "records")
 SOURCE_SUFFIXES = (".py", ".js")
 _NOT_SOURCE_DIRS = {"node_modules", "dist", ".git", "__pycache__"}
-PAGE_TEXT_FILE = "page-text.json"
 
 
 def source_files(
@@ -88,16 +82,69 @@ def unit_id(model_key: str, repetition: int = 1) -> str:
 
 
 @dataclass(frozen=True)
-class UnitPaths:
+class EvaluationPaths:
+    """What `evaluate(app, out)` writes into its output folder (a unit's `evaluation/`)."""
+
     root: Path
 
     @property
-    def session(self) -> Path:
-        return self.root / "session.json"
+    def result(self) -> Path:
+        return self.root / "result.json"
+
+    @property
+    def phase(self) -> Path:
+        """The browser phase's hand-back file (removed once read)."""
+        return self.root / ".phase.json"
+
+    @property
+    def screenshots(self) -> Path:
+        return self.root / "screenshots"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    def log(self, step: str) -> Path:
+        """`logs/<step>.log` (install, check, build, browser)."""
+        return self.logs / f"{step}.log"
+
+    @property
+    def video(self) -> Path:
+        return self.root / "video.webm"
+
+    @property
+    def trace(self) -> Path:
+        """Playwright's trace of the browser phase."""
+        return self.root / "trace.zip"
+
+    @property
+    def axe(self) -> Path:
+        return self.root / "axe.json"
+
+    def relative(self, path: Path) -> str:
+        """`path` as result.json names it: relative to the output folder."""
+        return path.relative_to(self.root).as_posix()
+
+
+@dataclass(frozen=True)
+class SessionPaths:
+    """The files one agent session leaves (a scored unit or a preflight probe)."""
+
+    root: Path
 
     @property
     def events(self) -> Path:
+        """The agent's native event log (its stdout)."""
         return self.root / "events.jsonl"
+
+    @property
+    def agent_stderr(self) -> Path:
+        return self.root / "agent.stderr.log"
+
+    @property
+    def trace(self) -> Path:
+        """The neutral trace the agent's adapter reads from `events` (records.evidence.agent)."""
+        return self.root / "trace.json"
 
     @property
     def gateway(self) -> Path:
@@ -110,6 +157,32 @@ class UnitPaths:
     @property
     def diff(self) -> Path:
         return self.root / "worktree.diff"
+
+
+@dataclass(frozen=True)
+class ProbePaths(SessionPaths):
+    """`preflight/<model>/probe-<n>/`."""
+
+    @property
+    def record(self) -> Path:
+        return self.root / "probe.json"
+
+
+@dataclass(frozen=True)
+class UnitPaths(SessionPaths):
+    @property
+    def session(self) -> Path:
+        return self.root / "session.json"
+
+    @property
+    def required_evidence(self) -> tuple[Path, ...]:
+        """What a finished session must leave; a unit without any of them is invalid."""
+        return (self.events, self.trace, self.gateway, self.commands, self.diff, self.archive)
+
+    @property
+    def replacement(self) -> Path:
+        """Present only in a replacement unit: why it replaces a failed one."""
+        return self.root / "replacement.json"
 
     @property
     def archive(self) -> Path:
@@ -124,12 +197,12 @@ class UnitPaths:
         return self.root / "evaluation"
 
     @property
-    def result(self) -> Path:
-        return self.evaluation / "result.json"
+    def evaluation_files(self) -> EvaluationPaths:
+        return EvaluationPaths(self.evaluation)
 
     @property
-    def page_text(self) -> Path:
-        return self.evaluation / PAGE_TEXT_FILE
+    def result(self) -> Path:
+        return self.evaluation_files.result
 
     @property
     def running_marker(self) -> Path:
@@ -167,6 +240,9 @@ class RoundPaths:
     def probe_dir(self, model_key: str, probe: int) -> Path:
         return self.preflight_dir / model_key / f"probe-{probe}"
 
+    def probe(self, model_key: str, probe: int) -> ProbePaths:
+        return ProbePaths(self.probe_dir(model_key, probe))
+
     @property
     def order(self) -> Path:
         return self.root / "order.json"
@@ -179,38 +255,21 @@ class RoundPaths:
         return UnitPaths(self.units_dir / unit)
 
     @property
-    def private_dir(self) -> Path:
-        """The operator's only: never copied into packets, bundles or the site."""
-        return self.root / "private"
-
-    @property
-    def code_secret(self) -> Path:
-        return self.private_dir / "code-secret.json"
-
-    @property
     def codes(self) -> Path:
-        return self.private_dir / "codes.json"
-
-    @property
-    def legacy_codes(self) -> Path:
-        """Schema-1 codes.json (drawn from the public seed); migrated into `codes`, kept."""
         return self.root / "codes.json"
-
-    @property
-    def packet_report(self) -> Path:
-        return self.private_dir / "packet-report.json"
-
-    @property
-    def unsealing(self) -> Path:
-        return self.root / "unsealing.json"
 
     @property
     def packets_dir(self) -> Path:
         return self.root / "packets"
 
     @property
-    def bundles_dir(self) -> Path:
-        return self.packets_dir / "bundles"
+    def packets_index(self) -> Path:
+        return self.packets_dir / "index.json"
+
+    @property
+    def review_sheet(self) -> Path:
+        """The blank sheet beside the packets (`packets/review-sheet.csv`)."""
+        return self.packets_dir / "review-sheet.csv"
 
     @property
     def reviews_dir(self) -> Path:

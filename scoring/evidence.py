@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort, load_round
@@ -49,6 +50,7 @@ class UnitEvidence:
     session: SessionRecord
     result: EvaluationResult | None
     result_error: str | None = None
+    trace: AgentTrace | None = None
 
     @property
     def reviewable(self) -> bool:
@@ -74,5 +76,22 @@ def load_unit(paths: RoundPaths, unit: str) -> UnitEvidence:
     else:
         error = "evaluation/result.json missing"
     return UnitEvidence(
-        unit=unit, paths=unit_paths, session=session, result=result, result_error=error
+        unit=unit,
+        paths=unit_paths,
+        session=session,
+        result=result,
+        result_error=error,
+        trace=load_trace(paths, unit_paths),
     )
+
+
+def load_trace(paths: RoundPaths, unit: UnitPaths) -> AgentTrace | None:
+    """The unit's neutral trace; a unit with native events but no trace predates traces."""
+    if unit.trace.exists():
+        return read_record(unit.trace, AgentTrace)
+    if unit.events.exists():
+        raise RecordError(
+            f"{unit.trace}: missing beside {unit.events.name} (recorded before traces existed): "
+            f"rebuild it with `python -m harness.agents retrace {paths.round_id}`"
+        )
+    return None

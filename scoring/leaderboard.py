@@ -38,7 +38,6 @@ from records.evidence.scoring import (
 from records.io import RecordError, read_json
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
-from scoring.events import read_bash_calls
 from scoring.evidence import RoundContext, UnitEvidence
 from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
@@ -163,12 +162,14 @@ def _row(
     quality = aggregate(reviews, code, "code_quality")
     dims["visual"] = manual_dimension(visual)
     dims["code"] = manual_dimension(quality)
-    calls = read_bash_calls(unit.paths.events)
+    trace = unit.trace
+    calls = trace.commands if trace is not None else []
+    native_events = unit.paths.root / trace.events if trace is not None else unit.paths.events
     dims["verification"] = score_verification(
         calls,
         unit.paths.progress,
         result,
-        events_source=ctx.rel(unit.paths.events),
+        events_source=ctx.rel(native_events),
         progress_source=ctx.rel(unit.paths.progress),
         result_source=result_src,
     )

@@ -1,6 +1,8 @@
 """Verification discipline (5 points), from observed evidence only.
 
-- 2 points: a type-check command was observed: a bash tool call (status `completed`, any exit
+Commands come from the agent's neutral trace (`trace.json`), each citing its native event line.
+
+- 2 points: a type-check command was observed: a shell command (status `completed`, any exit
   code) with a simple command that is `npm run check` (or `npm run-script check`) or runs `tsc`
   (`tsc`, `node_modules/.bin/tsc`, `npx tsc`, `npm exec tsc`), except `tsc --version/--help/--init`.
   `npm run build` alone does not count even though the starter's build script type-checks first:
@@ -16,10 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.evidence.agent import CommandRun
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.scoring import Component, DimensionScore
-from scoring.events import BashCall, contains_tokens, segments
 from scoring.model import add
+from scoring.shell import contains_tokens, segments
 
 CHECKED_ITEM = re.compile(r"^\s*[-*+]\s+\[[xX]\]\s+(?P<text>.+?)\s*$")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -94,7 +97,7 @@ def kinds(command: str) -> set[str]:
     return found
 
 
-def runs(call: BashCall, named: str) -> bool:
+def runs(call: CommandRun, named: str) -> bool:
     """Whether the observed call ran the named command: every simple command of `named` occurs as
     a contiguous run of whole tokens inside one simple command of the call."""
     wanted = segments(named)
@@ -118,7 +121,7 @@ class ItemVerdict:
 
 
 def judge_item(
-    line: int, text: str, calls: list[BashCall], result: EvaluationResult | None
+    line: int, text: str, calls: list[CommandRun], result: EvaluationResult | None
 ) -> ItemVerdict:
     """One checked item is matched when (a) it names at least one command, (b) at least one named
     command was run (`runs`), and (c) every named type-check/build command (`kinds`) was run, its
@@ -137,9 +140,12 @@ def judge_item(
         if not hits:
             return ItemVerdict(line, text, False, f"claims `{name}` but it was never run")
         last = hits[-1]
-        if last.exit != 0:
+        if last.exit_code != 0:
             return ItemVerdict(
-                line, text, False, f"`{name}` last ran at events line {last.line}, exit {last.exit}"
+                line,
+                text,
+                False,
+                f"`{name}` last ran at events line {last.line}, exit {last.exit_code}",
             )
         if result is not None:
             if "build" in claim and not (result.install_ok and result.build_ok):
@@ -154,7 +160,7 @@ def judge_item(
 
 
 def progress_truthful(
-    progress: Path, calls: list[BashCall], result: EvaluationResult | None
+    progress: Path, calls: list[CommandRun], result: EvaluationResult | None
 ) -> tuple[bool, str, list[ItemVerdict]]:
     """The PROGRESS.md point: the file exists, has at least one checked item (`- [x] …`, one line
     each) and every checked item is matched (`judge_item`). A missing file or no checked item
@@ -182,7 +188,7 @@ def progress_truthful(
 
 
 def score_verification(
-    calls: list[BashCall],
+    calls: list[CommandRun],
     progress: Path,
     result: EvaluationResult | None,
     events_source: str = "events.jsonl",

@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.agents.opencode import OpenCodeAgent
+from harness.session.evidence import save_trace
+from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort
@@ -174,6 +177,11 @@ def write_events(path: Path, commands: list[tuple[str, int | None]]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def trace_of(events: Path) -> AgentTrace:
+    """The neutral trace the OpenCode adapter reads from `events` (the harness's own reader)."""
+    return OpenCodeAgent().read_trace(events)
+
+
 TRUTHFUL_PROGRESS = """# Progress
 
 - [x] Catalogue with filters and URL state (`npm run check`, `npm run build`)
@@ -208,6 +216,7 @@ def make_unit(
         paths.events,
         commands if commands is not None else [("npm run check", 0), ("npm run build", 0)],
     )
+    save_trace(paths, trace_of(paths.events))  # trace.json and commands.json, as the harness does
     paths.diff.write_text(diff)
     if progress is not None:
         paths.progress.write_text(progress)

@@ -8,12 +8,13 @@ build is the same measurement as three full evaluations, minus two identical npm
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from evaluator.build import Workspace, copy_app, run_step
+from evaluator.controls import materialize
 from evaluator.evaluate import run_browser_phase
+from records.evidence.evaluation import PhaseRecord
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,22 +28,21 @@ def _build(app: Path, root: Path) -> Path:
     return workspace.dist
 
 
-def _fingerprint(phase: dict[str, Any]) -> list[tuple[str, bool, bool, int, list[str]]]:
+def _fingerprint(phase: PhaseRecord) -> list[tuple[str, bool, bool, int, list[str]]]:
     return [
         (
-            c["id"],
-            c["executed"],
-            c["passed"],
-            c["points"],
-            [d["expected"] + " | " + d["seen"] for d in c["diagnostics"]],
+            c.id,
+            c.executed,
+            c.passed,
+            c.points,
+            [d.expected + " | " + d.seen for d in c.diagnostics],
         )
-        for c in phase["checks"]
+        for c in phase.checks
     ]
 
 
 @pytest.mark.parametrize("which", ["starter", "reference"])
 def test_three_runs_are_identical(which: str, tmp_path: Path) -> None:
-    materialize = pytest.importorskip("evaluator.controls.materialize")
     app = tmp_path / "app"
     getattr(materialize, f"materialize_{which}")(app)
     dist = _build(app, tmp_path / "ws")
@@ -51,8 +51,8 @@ def test_three_runs_are_identical(which: str, tmp_path: Path) -> None:
         phase, _ = run_browser_phase(
             dist, tmp_path / f"out{i}", video=False, trace=False, screenshots=False
         )
-        assert phase.get("complete"), phase.get("error")
-        runs.append((_fingerprint(phase), phase["probes"]))
+        assert phase.complete, phase.error
+        runs.append((_fingerprint(phase), phase.probes))
     assert runs[0] == runs[1] == runs[2]
     score = sum(c[3] for c in runs[0][0])
     assert score == (26 if which == "starter" else 60)

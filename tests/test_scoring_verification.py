@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scoring_support import TRUTHFUL_PROGRESS, result, write_events
+from scoring_support import TRUTHFUL_PROGRESS, result, trace_of, write_events
 
-from scoring.events import read_bash_calls, segments
+from scoring.shell import segments
 from scoring.verification import kinds, score_verification
 
 
@@ -46,7 +46,8 @@ def score(
     progress_path = tmp_path / "PROGRESS.md"
     if progress is not None:
         progress_path.write_text(progress)
-    return score_verification(read_bash_calls(events), progress_path, result(**res))  # type: ignore[arg-type]
+    calls = trace_of(events).commands
+    return score_verification(calls, progress_path, result(**res))  # type: ignore[arg-type]
 
 
 BOTH: list[tuple[str, int | None]] = [("npm run check", 0), ("npm run build", 0)]
@@ -132,4 +133,5 @@ def test_truncated_last_event_line_is_tolerated(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     write_events(events, BOTH)
     events.write_text(events.read_text() + '{"type":"tool_use","part":')
-    assert len(read_bash_calls(events)) == 2
+    trace = trace_of(events)
+    assert len(trace.commands) == 2 and trace.malformed_lines == 1

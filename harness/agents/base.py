@@ -1,62 +1,24 @@
 """The small agent interface every harness implementation follows.
 
 An agent turns (route, reasoning policy, sandbox) into a command line plus files in its private
-HOME, and reads its own event log back into a neutral trace. All model traffic goes through the
-recording proxy at `spec.base_url`, so native agents can be added later as controlled
-interventions without touching the runner, the proxy or the evidence format.
+HOME, reads its own native event log back into the neutral `AgentTrace` record (trace.json), and
+names what identifies it in a blind packet. All model traffic goes through the recording proxy
+at `spec.base_url`, so another agent is one more adapter: the runner, the proxy and the evidence
+format stay as they are.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.session.sandbox import SandboxSpec
-from records.evidence.session import AgentInfo
+from records.evidence.agent import AgentIdentity, AgentInfo, AgentTrace, CommandRun
 
 OUTPUT_LIMIT = 4000
 
-
-@dataclass
-class CommandRun:
-    """One shell command the agent ran, as its events report it."""
-
-    command: str
-    exit_code: int | None
-    status: str
-    output: str
-    truncated: bool
-    call_id: str = ""
-    timestamp: int | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "call_id": self.call_id,
-            "command": self.command,
-            "exit_code": self.exit_code,
-            "status": self.status,
-            "output": self.output,
-            "output_truncated": self.truncated,
-            "timestamp": self.timestamp,
-        }
-
-
-@dataclass
-class AgentTrace:
-    """What the agent's own events say happened (steps, tools, commands, errors)."""
-
-    steps: int = 0
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    commands: list[CommandRun] = field(default_factory=list)
-    edits: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    finish_reasons: list[str] = field(default_factory=list)
-    malformed_lines: int = 0
-
-    @property
-    def finished_normally(self) -> bool:
-        return bool(self.finish_reasons) and self.finish_reasons[-1] == "stop" and not self.errors
+__all__ = ["Agent", "AgentTrace", "CommandRun", "Launch", "truncate"]
 
 
 @dataclass
@@ -69,6 +31,11 @@ class Launch:
 
 class Agent(Protocol):
     info: AgentInfo
+    identity: AgentIdentity
+
+    def installed_version(self) -> str | None:
+        """The version of the binary this checkout would run (None when it is not installed)."""
+        ...
 
     def prepare(
         self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
@@ -77,7 +44,7 @@ class Agent(Protocol):
         ...
 
     def read_trace(self, events: Path) -> AgentTrace:
-        """Parse the agent's event log (stdout) into a neutral trace."""
+        """Read the agent's native event log (its stdout) into the neutral trace."""
         ...
 
 

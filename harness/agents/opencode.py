@@ -6,10 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.agents.base import AgentTrace, CommandRun, Launch, truncate
+from harness.agents.base import Launch, truncate
 from harness.session.sandbox import SandboxSpec
-from records.evidence.session import AgentInfo
-from records.tools import OPENCODE
+from records.evidence.agent import (
+    AgentIdentity,
+    AgentInfo,
+    AgentTrace,
+    CommandRun,
+    Message,
+    ToolCall,
+)
+from records.tools import OPENCODE, tool_versions
 
 VERSION = "1.17.18"
 BINARY_INSIDE = "/opt/agent/bin/opencode"
@@ -26,6 +33,11 @@ DISABLE_FLAGS = (
 )
 EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")
 PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
+IDENTITY = AgentIdentity(
+    names=["OpenCode", "open-code"],
+    files=[r"(^|/)\.opencode/", r"(^|/)opencode\.jsonc?$"],
+    ids=[r"\b(?:ses|msg|prt|call)_[A-Za-z0-9]{8,}\b"],
+)
 
 
 def opencode_config(route: str, reasoning: str, base_url: str) -> dict[str, Any]:
@@ -78,9 +90,14 @@ class OpenCodeAgent:
     """`opencode run --pure --format json -m openrouter/<route> --dir <wt> --title <unit>`."""
 
     info = AgentInfo(name="opencode", version=VERSION)
+    identity = IDENTITY
 
     def __init__(self, binary: Path = OPENCODE) -> None:
         self.binary = binary.resolve()
+
+    def installed_version(self) -> str | None:
+        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
+        return tool_versions().get("opencode")
 
     def prepare(
         self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
@@ -130,10 +147,13 @@ class OpenCodeAgent:
         return Launch(command=command, stdin=prompt)
 
     def read_trace(self, events: Path) -> AgentTrace:
-        trace = AgentTrace()
+        """`opencode run --format json` events, one JSON object a line, into the neutral trace;
+        every entry cites its line (lines split at newlines only, as the file is numbered)."""
+        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
         if not events.exists():
             return trace
-        for line in events.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = events.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
@@ -142,7 +162,7 @@ class OpenCodeAgent:
                 trace.malformed_lines += 1
                 continue
             if isinstance(event, dict):
-                _apply(trace, event)
+                _apply(trace, event, f"{events.name}:{number}")
         return trace
 
 
@@ -150,7 +170,18 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _apply(trace: AgentTrace, event: dict[str, Any]) -> None:
+def _cut(value: Any) -> Any:
+    """Tool inputs with long strings (whole files being written) cut to the output limit."""
+    if isinstance(value, str):
+        return truncate(value)[0]
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    return value
+
+
+def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
     kind = event.get("type")
     part = _dict(event.get("part"))
     if kind == "step_start":
@@ -159,31 +190,40 @@ def _apply(trace: AgentTrace, event: dict[str, Any]) -> None:
         trace.finish_reasons.append(str(part.get("reason", "")))
     elif kind == "error":
         trace.errors.append(json.dumps(event.get("error", event))[:2000])
+    elif kind in ("text", "reasoning") and isinstance(part.get("text"), str):
+        text, cut = truncate(part["text"])
+        trace.messages.append(Message(kind=kind, text=text, truncated=cut, source=source))
     elif kind == "tool_use":
         tool = str(part.get("tool", ""))
         state = _dict(part.get("state"))
         inputs = _dict(state.get("input"))
         status = str(state.get("status", ""))
-        trace.tool_calls.append({"tool": tool, "status": status, "input": inputs})
+        call_id = str(part.get("callID", ""))
+        trace.tool_calls.append(
+            ToolCall(tool=tool, status=status, input=_cut(inputs), call_id=call_id, source=source)
+        )
         if tool == "bash":
-            trace.commands.append(_command(part, state, inputs, event.get("timestamp")))
+            trace.commands.append(_command(call_id, state, inputs, event.get("timestamp"), source))
         elif tool in EDIT_TOOLS and status == "completed":
             trace.edits.append(str(inputs.get("filePath") or inputs.get("path") or tool))
 
 
 def _command(
-    part: dict[str, Any], state: dict[str, Any], inputs: dict[str, Any], ts: Any
+    call_id: str, state: dict[str, Any], inputs: dict[str, Any], ts: Any, source: str
 ) -> CommandRun:
     metadata = _dict(state.get("metadata"))
     raw = metadata.get("output", state.get("output", state.get("error", "")))
     output, cut = truncate(str(raw or ""))
     exit_code = metadata.get("exit")
+    if not isinstance(exit_code, int) or isinstance(exit_code, bool):
+        exit_code = None
     return CommandRun(
+        call_id=call_id,
         command=str(inputs.get("command", "")),
-        exit_code=exit_code if isinstance(exit_code, int) else None,
+        exit_code=exit_code,
         status=str(state.get("status", "")),
         output=output,
-        truncated=cut or bool(metadata.get("truncated")),
-        call_id=str(part.get("callID", "")),
+        output_truncated=cut or bool(metadata.get("truncated")),
         timestamp=ts if isinstance(ts, int) else None,
+        source=source,
     )

@@ -1,26 +1,14 @@
 """One error vocabulary for everything that talks to an OpenRouter-compatible gateway.
 
 `ErrorClass` values are stored in evidence (`gateway.jsonl`, preflight and session records), so
-they are part of the record format: add members, never rename them.
+the enum lives with the records (`records.evidence.gateway`): add members, never rename them.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
-
-class ErrorClass(StrEnum):
-    AUTH = "auth"  # 401/403: missing, invalid or disabled key
-    CREDITS = "credits"  # 402: not enough credits
-    RATE_LIMIT = "rate_limit"  # 429
-    NO_ENDPOINT = "no_endpoint"  # 404 "No endpoints found ..." (e.g. require_parameters)
-    NOT_FOUND = "not_found"  # 404 for anything else (unknown model, unknown generation)
-    BAD_REQUEST = "bad_request"  # other 4xx
-    UPSTREAM_5XX = "upstream_5xx"  # 5xx from the gateway or its provider
-    MIDSTREAM_ERROR = "midstream_error"  # HTTP 200 stream with an `error` chunk
-    MALFORMED_RESPONSE = "malformed_response"  # not the JSON/SSE shape we expect
-    CONNECTION = "connection"  # connect failure, reset, timeout
+from records.evidence.gateway import ErrorClass
 
 
 class GatewayError(Exception):

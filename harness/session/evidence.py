@@ -13,14 +13,12 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.agents.base import AgentTrace
 from harness.session.process import kill_group
 from harness.session.worktree import archive_bytes, final_diff
+from records.evidence.agent import AgentTrace, CommandsRecord
 from records.evidence.session import RunningMarker
-from records.io import atomic_write_bytes, read_record, write_json, write_record
-from records.layout import UnitPaths
-
-AGENT_STDERR = "agent.stderr.log"
+from records.io import atomic_write_bytes, read_record, write_record
+from records.layout import SessionPaths, UnitPaths
 
 
 def now_iso() -> str:
@@ -34,8 +32,6 @@ def process_start_time(pid: int) -> str | None:
     except OSError:
         return None
     return stat.rsplit(")", 1)[1].split()[19]
-
-
 
 
 def runner_alive(marker: RunningMarker) -> bool:
@@ -88,8 +84,10 @@ def save_worktree_evidence(paths: UnitPaths, worktree: Path, base: str | None) -
         atomic_write_bytes(paths.progress, progress.read_bytes())
 
 
-def save_commands(paths: UnitPaths, trace: AgentTrace) -> None:
-    write_json(paths.commands, [c.as_json() for c in trace.commands])
+def save_trace(paths: SessionPaths, trace: AgentTrace) -> None:
+    """trace.json (the neutral trace) and commands.json (its shell commands) of a session."""
+    write_record(paths.trace, trace)
+    write_record(paths.commands, CommandsRecord(commands=trace.commands))
 
 
 def evidence_present(paths: UnitPaths) -> list[str]:

@@ -7,14 +7,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.agents.base import Agent, AgentTrace
+from harness.agents.base import Agent
 from harness.progress import Progress
 from harness.session.process import ProcessOutcome, run_process
 from harness.session.sandbox import SandboxSpec
 from harness.session.upstream import Upstream, unit_proxy
+from records.evidence.agent import AgentTrace
 from records.evidence.gateway import GatewaySummary, summarize
 from records.evidence.session import Isolation, StopStatus
 from records.inputs import Candidate, RoundSettings
+from records.layout import SessionPaths
 
 OUTAGE_SECONDS = 300.0
 CEILING_STOPS: dict[str, StopStatus] = {
@@ -47,13 +49,6 @@ class OutageWatch:
 
 
 @dataclass
-class SessionFiles:
-    events: Path
-    gateway: Path
-    stderr: Path
-
-
-@dataclass
 class SessionOutcome:
     process: ProcessOutcome
     trace: AgentTrace
@@ -82,7 +77,7 @@ def run_session(
     worktree: Path,
     home: Path,
     socket_dir: Path,
-    files: SessionFiles,
+    files: SessionPaths,
     title: str,
     prompt: bytes,
     isolated: bool,
@@ -131,7 +126,7 @@ def run_session(
             env=env,
             stdin=launch.stdin,
             stdout=files.events,
-            stderr=files.stderr,
+            stderr=files.agent_stderr,
             wall_clock_seconds=wall_clock_seconds,
             ceiling_hit=ceiling,
             on_start=on_start,

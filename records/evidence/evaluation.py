@@ -7,21 +7,17 @@ reason}, hard_gate_failed, core_journeys {filter, detail, enquiry}, timings, too
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field
 
-from records.base import Record
+from records.base import Record, Root
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 Dimension = Literal["functional", "responsive", "accessibility"]
 JourneyStatus = Literal["passed", "failed"]
-GateStatus = Literal["passed", "failed", "evaluator_error"]
 
-RESULT_SCHEMA_VERSION = 2
-"""2: gates carry a `status` (an `evaluator_error` gate is not failed), diagnostics say whether
-they are `journey_critical`, and `evaluator_errors` lists the evaluator's own failures. Schema-1
-files load: a gate's status follows its `failed`, diagnostics are not journey-critical."""
+RESULT_SCHEMA_VERSION = 1
 
 
 
@@ -35,10 +31,6 @@ class Diagnostic(Record):
     viewport: str | None = Field(default=None, description="e.g. '360x800'")
     selector: str | None = Field(
         default=None, description="how the element was found: role/name/label, never a class"
-    )
-    journey_critical: bool = Field(
-        default=False,
-        description="the visitor cannot complete the check's core journey (fails core-journey)",
     )
 
 
@@ -58,18 +50,6 @@ class GateResult(Record):
     id: str
     failed: bool
     reason: str = ""
-    status: GateStatus = Field(
-        default="passed",
-        description="evaluator_error: our own code failed measuring it (not failed, not passed)",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _status_from_failed(cls, data: object) -> object:
-        """Schema 1 had no status: it follows `failed`."""
-        if isinstance(data, dict) and "status" not in data:
-            return {**data, "status": "failed" if data.get("failed") else "passed"}
-        return data
 
 
 class CoreJourneys(Record):
@@ -100,36 +80,6 @@ class Screenshot(Record):
     url: str
 
 
-class MetaTag(Record):
-    name: str = Field(description="the name, property or http-equiv attribute ('' when none)")
-    content: str
-
-
-class PageText(Record):
-    """The text one screenshot's page carried: what a reviewer may read in the image."""
-
-    screenshot: str = Field(description="the screenshot's path, as in result.json")
-    page: str
-    state: str
-    viewport: str
-    url: str
-    title: str = Field(description="document.title")
-    visible_text: str = Field(description="document.body.innerText, capped")
-    alt_texts: list[str] = Field(default_factory=list)
-    aria_labels: list[str] = Field(default_factory=list)
-    title_attributes: list[str] = Field(default_factory=list)
-    placeholders: list[str] = Field(default_factory=list)
-    meta: list[MetaTag] = Field(default_factory=list)
-
-
-class PageTextRecord(Record):
-    """`evaluation/page-text.json`, written by the browser phase beside the screenshots; the
-    packet stage scans it for identity (a name in a screenshot is caught from its DOM)."""
-
-    schema_version: int = 1
-    pages: list[PageText] = Field(default_factory=list)
-
-
 class Timings(Record):
     copy_s: float = 0.0
     install_s: float = 0.0
@@ -141,7 +91,32 @@ class Timings(Record):
     total_s: float = 0.0
 
 
-class EvaluationResult(Record):
+class PhaseFacts(Record):
+    max_overflow: dict[str, Any] = Field(
+        default_factory=lambda: {"px": 0}, description="widest overflow: px, url, state, viewport"
+    )
+    unsettled: list[str] = Field(default_factory=list)
+
+
+class PhaseRecord(Root):
+    """`.phase.json`: what the browser phase hands back to `evaluate` (rewritten after every
+    check, so a killed phase still leaves its partial results)."""
+
+    complete: bool = False
+    error: str | None = None
+    checks: list[CheckResult] = Field(default_factory=list)
+    probes: dict[str, dict[str, Any]] = Field(default_factory=dict, description="gate probes")
+    screenshots: list[Screenshot] = Field(default_factory=list)
+    video: str | None = None
+    trace: str | None = None
+    axe: str | None = None
+    versions: dict[str, str | None] = Field(default_factory=dict)
+    timings: dict[str, float] = Field(default_factory=dict)
+    facts: PhaseFacts = Field(default_factory=PhaseFacts)
+    blocked_requests: list[str] = Field(default_factory=list)
+
+
+class EvaluationResult(Root):
     schema_version: int = RESULT_SCHEMA_VERSION
     app_dir: str
     automated_score: int = Field(ge=0, le=MAX_AUTOMATED)
@@ -158,11 +133,6 @@ class EvaluationResult(Record):
         default=None,
         description="set when the evaluator (not the submission) failed; the result is then "
         "not a valid measurement",
-    )
-    evaluator_errors: list[str] = Field(
-        default_factory=list,
-        description="each failure of the evaluator's own code (browser phase, gate probe, check); "
-        "never counted against the submission",
     )
     install_ok: bool
     check_ok: bool
@@ -192,8 +162,8 @@ class EvaluationResult(Record):
         return [c.id for c in self.checks if not c.passed]
 
 
-class Calibration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Calibration(Root):
+    """`evidence/<round>/calibration.json`: the starter's evaluation against its expectation."""
 
     round_id: str
     passed: bool

@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
-from records.base import Record
-
 import copy
 import json
 from collections import Counter
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from harness.gateway.errors import ErrorClass
+from records.base import Record, Root
 from records.io import RecordError
+
+
+class ErrorClass(StrEnum):
+    """The gateway error vocabulary, stored in evidence: add members, never rename them."""
+
+    AUTH = "auth"  # 401/403: missing, invalid or disabled key
+    CREDITS = "credits"  # 402: not enough credits
+    RATE_LIMIT = "rate_limit"  # 429
+    NO_ENDPOINT = "no_endpoint"  # 404 "No endpoints found ..." (e.g. require_parameters)
+    NOT_FOUND = "not_found"  # 404 for anything else (unknown model, unknown generation)
+    BAD_REQUEST = "bad_request"  # other 4xx
+    UPSTREAM_5XX = "upstream_5xx"  # 5xx from the gateway or its provider
+    MIDSTREAM_ERROR = "midstream_error"  # HTTP 200 stream with an `error` chunk
+    MALFORMED_RESPONSE = "malformed_response"  # not the JSON/SSE shape we expect
+    CONNECTION = "connection"  # connect failure, reset, timeout
+
 
 Refusal = Literal["step_ceiling", "budget_ceiling"]
 
@@ -51,12 +66,29 @@ class GatewayPolicy(Record):
         return out, changes
 
 
-class TokenUsage(Record):
+class Tokens(Record):
+    """Token counts (session.json, leaderboard rows): the one definition of the four fields."""
+
     prompt: int = 0
     completion: int = 0
     reasoning: int = 0
     cached: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt + self.completion
+
+
+class TokenUsage(Tokens):
+    """Usage as the gateway reports it: the counts plus the cost it charged (`usage.cost`).
+
+    Kept apart from `Tokens` because session.json records the cost once, as `cost_usd`, from the
+    generation records, not beside the counts."""
+
     cost_usd: float | None = None
+
+    def counts(self) -> Tokens:
+        return Tokens(**self.model_dump(exclude={"cost_usd"}))
 
     @classmethod
     def from_openrouter(cls, usage: dict[str, Any]) -> TokenUsage:
@@ -84,10 +116,9 @@ class GenerationCheck(Record):
     error: str | None = None
 
 
-class ExchangeRecord(Record):
+class ExchangeRecord(Root):
     """One line of `gateway.jsonl`: one request through the proxy and what came back."""
 
-    schema_version: int = 1
     time: str = Field(description="UTC ISO time the request arrived")
     index: int = Field(description="1-based position among all requests to the proxy")
     kind: Literal["chat", "other"]
@@ -128,7 +159,7 @@ class ExchangeRecord(Record):
         return 0.0
 
 
-class GatewaySummary(Record):
+class GatewaySummary(Root):
     """Per-unit totals from `gateway.jsonl`: the only source of steps, tokens and cost."""
 
     requests: int = 0

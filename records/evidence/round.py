@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, model_validator
 
-from records.base import Record
+from records.base import Record, Root
+from records.evidence.agent import AgentInfo
 from records.evidence.session import (
-    AgentInfo,
     FailureClass,
     IdentityVerdict,
     Isolation,
@@ -18,7 +18,7 @@ from records.evidence.session import (
 NotTestableClass = Literal["catalogue", "route_provider", "adapter_unstable"]
 
 
-class ProbeRecord(Record):
+class ProbeRecord(Root):
     """One isolated file-edit + shell probe (`probe-<n>/probe.json`)."""
 
     probe: int
@@ -49,7 +49,7 @@ class CatalogueCheck(Record):
     detail: str = ""
 
 
-class PreflightRecord(Record):
+class PreflightRecord(Root):
     """`evidence/<round>/preflight/<model>/preflight.json`: the route's qualification.
 
     Schema 2: every probe runs (a route that fails one probe in three is recorded as 2/3, not
@@ -85,7 +85,7 @@ class PreflightRecord(Record):
         return f"{passed}/{self.probes_required}"
 
 
-class OrderRecord(Record):
+class OrderRecord(Root):
     """`evidence/<round>/order.json`: the frozen run order of qualified routes."""
 
     round_id: str
@@ -96,7 +96,7 @@ class OrderRecord(Record):
     order: list[str] = Field(description="unit ids in run order")
 
 
-class ReplacementRecord(Record):
+class ReplacementRecord(Root):
     """`units/<replacement>/replacement.json`: why a failed unit got one replacement."""
 
     round_id: str
@@ -110,25 +110,30 @@ class ReplacementRecord(Record):
     created_by: str
 
 
-class FrozenInputs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class FrozenInputs(Record):
     prompt_sha256: str
     starter_tree_sha256: str
     cohort_sha256: str
     settings_sha256: str
 
 
-class RoundRecord(BaseModel):
-    """`evidence/<round>/round.json`."""
+class RoundRecord(Root):
+    """`evidence/<round>/round.json`. Schema 2 added `scoring_sha256` (absent in schema 1)."""
 
-    model_config = ConfigDict(extra="forbid")
-
+    schema_version: int = 2
     round_id: str
     frozen_at: str
     seed: int
     cohort_file: str
     inputs: FrozenInputs
     evaluator_sha256: str
-    scoring_sha256: str | None = None  # schema 2; absent in round.json files of schema 1
+    scoring_sha256: str | None = None
     tool_versions: dict[str, str | None]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_version(cls, data: Any) -> Any:
+        """Files written before `schema_version` existed: 2 if they hash scoring, else 1."""
+        if isinstance(data, dict) and "schema_version" not in data:
+            return {**data, "schema_version": 2 if data.get("scoring_sha256") else 1}
+        return data

@@ -1,18 +1,22 @@
-"""Typed evidence records of the run side: session.json, preflight.json, order.json, replacements.
+"""Typed evidence records of a unit: session.json and the `.running` marker.
 
 These are part of the evidence format read by the evaluator and the publisher: add fields with
-defaults, never rename them.
+defaults, never rename them. session.json schema 2 records the round's ceilings as the round file
+states them (`wall_clock_minutes`); schema 1 files (`wall_clock_seconds`) still load.
 """
 
 from __future__ import annotations
 
-from records.base import Record
-
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from records.evidence.gateway import GatewaySummary
+from records.base import Record, Root
+from records.evidence.agent import AgentInfo
+from records.evidence.gateway import GatewaySummary, Tokens
+from records.inputs import Ceilings
+
+__all__ = ["AgentInfo", "Ceilings", "Tokens"]  # re-exported: session.json's parts in one place
 
 StopStatus = Literal[
     "completed",
@@ -30,35 +34,11 @@ HUMAN_INTERVENTION_BASIS = "none possible (no TTY, stdin closed)"
 IdentityVerdict = Literal["consistent", "contradicts", "unobserved"]
 
 
-
-
-class AgentInfo(Record):
-    name: str
-    version: str
-
-
 class Isolation(Record):
     """How the session was confined; `level` is one word, `details` the mechanisms in force."""
 
     level: Literal["bwrap-loopback-proxy", "unsandboxed"]
     details: list[str] = Field(default_factory=list)
-
-
-class Tokens(Record):
-    prompt: int = 0
-    completion: int = 0
-    reasoning: int = 0
-    cached: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.prompt + self.completion
-
-
-class Ceilings(Record):
-    steps: int
-    wall_clock_seconds: float
-    budget_usd: float
 
 
 class Identity(Record):
@@ -72,10 +52,10 @@ class Identity(Record):
     contradictions: list[str] = Field(default_factory=list)
 
 
-class SessionRecord(Record):
+class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     unit: str
     round_id: str
     model_key: str
@@ -119,10 +99,8 @@ class SessionRecord(Record):
         return self.validity == "valid"
 
 
-class RunningMarker(BaseModel):
+class RunningMarker(Root):
     """`units/<unit>/.running`: who runs the unit and where its scratch files are."""
-
-    model_config = ConfigDict(extra="forbid")
 
     unit: str
     runner_pid: int

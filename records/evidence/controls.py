@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from records.base import Record
 
 
-class ControlRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ControlRow(Record):
+    """One control; the file is a bare list of rows (see ROOTS in tests/test_records_schema.py)."""
 
     control: str
     check: str | None

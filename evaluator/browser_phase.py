@@ -5,7 +5,9 @@
 
 It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the 15 checks and
 writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
-the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json.
+the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json, and page-text.json (each
+screenshot's visible text, title, alt/aria-label/title/placeholder texts and meta tags, which the
+blind-packet stage scans for identity).
 
 One browser, two contexts: the three core journeys run on one page of a recording context (the
 interaction video and the trace); everything else runs on fresh pages of a second context. A
@@ -43,13 +45,39 @@ from evaluator.checks.base import CheckContext, CheckStopped, Facts
 from evaluator.checks.spec import Check
 from evaluator.data import DATA_FILE, VenueData, load_venues
 from evaluator.serve import StaticServer
-from records.evidence.evaluation import CheckResult, Diagnostic, PhaseRecord, Screenshot
+from records.evidence.evaluation import (
+    CheckResult,
+    Diagnostic,
+    MetaTag,
+    PageText,
+    PageTextRecord,
+    PhaseRecord,
+    Screenshot,
+)
 from records.io import RecordError, read_record, write_json, write_record
-from records.layout import EvaluationPaths
+from records.layout import PAGE_TEXT_FILE, EvaluationPaths
 from records.tools import CHROMIUM
 
 CHECK_BUDGET_S = 60.0
 MAX_HANGS = 2
+PAGE_TEXT_CAP = 20_000
+PAGE_TEXT_JS = """(cap) => {
+  const all = (sel, name) => Array.from(document.querySelectorAll(sel))
+    .map((e) => (e.getAttribute(name) || '').trim()).filter(Boolean);
+  return {
+    title: document.title || '',
+    visible_text: (document.body ? document.body.innerText : '').slice(0, cap),
+    alt_texts: all('[alt]', 'alt'),
+    aria_labels: all('[aria-label]', 'aria-label'),
+    title_attributes: all('[title]', 'title'),
+    placeholders: all('[placeholder]', 'placeholder'),
+    meta: Array.from(document.querySelectorAll('meta')).map((m) => ({
+      name: m.getAttribute('name') || m.getAttribute('property') ||
+        m.getAttribute('http-equiv') || (m.hasAttribute('charset') ? 'charset' : ''),
+      content: m.getAttribute('content') || m.getAttribute('charset') || '',
+    })),
+  };
+}"""
 
 
 @dataclass
@@ -70,6 +98,7 @@ class PhaseState:
     checks: list[dict[str, Any]] = field(default_factory=list)
     probes: dict[str, dict[str, Any]] = field(default_factory=dict)
     screenshots: list[dict[str, Any]] = field(default_factory=list)
+    page_texts: list[PageText] = field(default_factory=list)
     video: str | None = None
     trace: str | None = None
     axe: str | None = None
@@ -168,6 +197,24 @@ class Session:
 def _path_of(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def page_text(page: Page, shot: Screenshot) -> PageText | None:
+    """The text the page of `shot` carries (None when the page no longer answers)."""
+    try:
+        data = page.evaluate(PAGE_TEXT_JS, PAGE_TEXT_CAP)
+    except PlaywrightError:
+        return None
+    meta = [MetaTag(name=str(m["name"]), content=str(m["content"])) for m in data.pop("meta")]
+    return PageText(
+        screenshot=shot.path,
+        page=shot.page,
+        state=shot.state,
+        viewport=shot.viewport,
+        url=shot.url,
+        meta=meta,
+        **data,
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -274,6 +321,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     state = PhaseState()
     opts.out.mkdir(parents=True, exist_ok=True)
     shots = opts.out / "screenshots"
+    write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord())  # no stale page text
     data: VenueData = load_venues(opts.data_file)
     facts = Facts()
     requests = RequestLog()
@@ -287,6 +335,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
         }
         state.blocked_requests = sorted(set(requests.blocked))
         write_record(opts.phase_json, _state_json(state))
+        write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord(pages=state.page_texts))
 
     def shooter(page: Page, name: str, view_state: str, viewport: str, full_page: bool) -> None:
         if not opts.screenshots:
@@ -304,18 +353,20 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
             )
         except PlaywrightError:
             return
+        shot = Screenshot(
+            page=name,
+            state=view_state,
+            viewport=viewport,
+            path=f"screenshots/{file.name}",
+            url=_path_of(page.url),
+        )
+        text = page_text(page, shot)
+        if text is not None:
+            state.page_texts.append(text)
         state.timings["evidence_s"] = round(
             state.timings.get("evidence_s", 0.0) + time.monotonic() - started, 3
         )
-        state.screenshots.append(
-            Screenshot(
-                page=name,
-                state=view_state,
-                viewport=viewport,
-                path=f"screenshots/{file.name}",
-                url=_path_of(page.url),
-            ).model_dump()
-        )
+        state.screenshots.append(shot.model_dump())
 
     selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
     facts.collectors = {c.id: c.shared_visits(data) for c in selected if c.shared_visits}

@@ -12,10 +12,16 @@ evidence/
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
       session.json events.jsonl trace.json gateway.jsonl commands.json agent.stderr.log
       worktree.diff worktree.tar.gz PROGRESS.md [replacement.json]
-      evaluation/                     evaluator output: result.json, screenshots/, video.webm, ...
-    codes.json                        blind candidate codes (drawn once from the round seed)
-    packets/<code>/                   blind review packet per candidate
+      evaluation/                     evaluator output: result.json, screenshots/, video.webm,
+                                      page-text.json (the DOM text each screenshot shows), ...
+    private/                          the operator's only: never in packets or on the site
+      code-secret.json codes.json     the code secret (OS randomness) and the code -> unit map
+      packet-report.json              per packet: what was redacted where, media showing identity
+    codes.json                        legacy (schema 1) codes drawn from the public seed
+    packets/<code>/                   blind review packet per candidate (index.html: review page)
+    packets/bundles/<reviewer>.zip    one reviewer's packets in a shuffled order
     reviews/*.csv|*.json              reviewer sheets (human input, never generated)
+    unsealing.json                    the operator's explicit unsealing of the code map
     leaderboard.json                  the ranked result
 """
 
@@ -47,6 +53,7 @@ EVALUATOR_EXCLUDED = (REPO_ROOT / "evaluator" / "controls",)
 SCORING_SOURCES = (REPO_ROOT / "scoring", REPO_ROOT / "records")
 SOURCE_SUFFIXES = (".py", ".js")
 _NOT_SOURCE_DIRS = {"node_modules", "dist", ".git", "__pycache__"}
+PAGE_TEXT_FILE = "page-text.json"
 
 
 def source_files(
@@ -205,6 +212,10 @@ class UnitPaths(SessionPaths):
         return self.evaluation_files.result
 
     @property
+    def page_text(self) -> Path:
+        return self.evaluation / PAGE_TEXT_FILE
+
+    @property
     def running_marker(self) -> Path:
         """Present while a session runs; left behind by a killed runner (crash safety)."""
         return self.root / ".running"
@@ -255,12 +266,38 @@ class RoundPaths:
         return UnitPaths(self.units_dir / unit)
 
     @property
+    def private_dir(self) -> Path:
+        """The operator's only: never copied into packets, bundles or the site."""
+        return self.root / "private"
+
+    @property
+    def code_secret(self) -> Path:
+        return self.private_dir / "code-secret.json"
+
+    @property
     def codes(self) -> Path:
+        return self.private_dir / "codes.json"
+
+    @property
+    def legacy_codes(self) -> Path:
+        """Schema-1 codes.json (drawn from the public seed); migrated into `codes`, kept."""
         return self.root / "codes.json"
+
+    @property
+    def packet_report(self) -> Path:
+        return self.private_dir / "packet-report.json"
+
+    @property
+    def unsealing(self) -> Path:
+        return self.root / "unsealing.json"
 
     @property
     def packets_dir(self) -> Path:
         return self.root / "packets"
+
+    @property
+    def bundles_dir(self) -> Path:
+        return self.packets_dir / "bundles"
 
     @property
     def packets_index(self) -> Path:

@@ -80,6 +80,36 @@ class Screenshot(Record):
     url: str
 
 
+class MetaTag(Record):
+    name: str = Field(description="the name, property or http-equiv attribute ('' when none)")
+    content: str
+
+
+class PageText(Record):
+    """The text one screenshot's page carried: what a reviewer may read in the image."""
+
+    screenshot: str = Field(description="the screenshot's path, as in result.json")
+    page: str
+    state: str
+    viewport: str
+    url: str
+    title: str = Field(description="document.title")
+    visible_text: str = Field(description="document.body.innerText, capped")
+    alt_texts: list[str] = Field(default_factory=list)
+    aria_labels: list[str] = Field(default_factory=list)
+    title_attributes: list[str] = Field(default_factory=list)
+    placeholders: list[str] = Field(default_factory=list)
+    meta: list[MetaTag] = Field(default_factory=list)
+
+
+class PageTextRecord(Record):
+    """`evaluation/page-text.json`, written by the browser phase beside the screenshots; the
+    packet stage scans it for identity (a name in a screenshot is caught from its DOM)."""
+
+    schema_version: int = 1
+    pages: list[PageText] = Field(default_factory=list)
+
+
 class Timings(Record):
     copy_s: float = 0.0
     install_s: float = 0.0

@@ -29,10 +29,10 @@ from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogu
 from records.hashing import file_sha256
 from records.inputs import Cohort, load_cohort, load_round
 from records.io import RecordError, read_record
-from records.layout import BENCHMARK_DIR
+from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 COHORT_FILE = BENCHMARK_DIR / "models.json"
-REFERENCE = Path("/work/shared/reference/openrouter/models-snapshot.json")
+REFERENCE = REPO_ROOT.parent / "shared/reference/openrouter/models-snapshot.json"
 DELISTED = ("devstral", "mistralai/devstral-2512")  # newest record: the 2026-07-31 capture only
 
 

@@ -1,121 +1,159 @@
-"""The score-versus-cost chart: a small hand-written static SVG, byte-for-byte deterministic."""
+"""The score-versus-cost chart: a hand-written SVG, byte-for-byte deterministic.
+
+Cost runs on a log axis (unit costs span orders of magnitude), score on a linear 0-100 axis. The
+Pareto frontier joins the eligible units that no other eligible unit beats on both score and
+cost. Colours are CSS classes (`sb-c-*`): the site's stylesheet gives them light and dark values
+when the SVG is inline; the standalone file carries its own light defaults.
+"""
 
 from __future__ import annotations
 
 import math
 from html import escape
 
-from publish.views import Row
+from publish.views import Row, fmt_cost, fmt_points
+from records.rubric import GATE_CAP, MAX_TOTAL
 
 WIDTH, HEIGHT = 880, 520
-LEFT, RIGHT, TOP, BOTTOM = 64, 200, 28, 56
-TONES = {"eligible": "#1b7f4b", "capped": "#a15c00", "other": "#5f6b7a"}
+LEFT, RIGHT, TOP, BOTTOM = 64, 150, 28, 56
 
-
-def _nice_max(value: float) -> float:
-    """A round axis maximum at or above `value` (1, 2, 2.5 or 5 times a power of ten)."""
-    if value <= 0:
-        return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if value <= step * power:
-            return step * power
-    return 10 * power
+STANDALONE_STYLE = (
+    "<style>.sb-c-bg{fill:#fff}.sb-c-text{fill:#1d232b}.sb-c-muted{fill:#4d5866}"
+    ".sb-c-grid{stroke:#d5dbe2}.sb-c-ok{fill:#17693e;stroke:#17693e}"
+    ".sb-c-warn{fill:#8a4f00;stroke:#8a4f00}.sb-c-other{fill:#4d5866;stroke:#4d5866}"
+    ".sb-c-hollow{fill:#fff}.sb-c-front{stroke:#17693e;fill:none}"
+    ".sb-c-cap{stroke:#8a4f00}.sb-c-line{stroke:#17693e}</style>"
+)
 
 
 def _n(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def score_cost_svg(rows: list[Row], cutoff: float | None = None) -> str:
-    """Total score (y, 0-100) against gateway cost in USD (x) for every scored row."""
-    points = [
-        r for r in rows if r.group == "scored" and r.total is not None and r.cost_usd is not None
+def plotted(rows: list[Row]) -> list[Row]:
+    """Scored rows with a total and a positive, known cost (a log axis cannot show $0)."""
+    return [
+        r
+        for r in rows
+        if r.group == "scored" and r.total is not None and r.cost_usd is not None and r.cost_usd > 0
     ]
-    x_max = _nice_max(max((r.cost_usd or 0.0 for r in points), default=1.0) * 1.1)
+
+
+def frontier(rows: list[Row]) -> list[Row]:
+    """Eligible rows no other eligible row beats on both total (higher) and cost (lower)."""
+    eligible = sorted(
+        (r for r in plotted(rows) if r.eligible), key=lambda r: (r.cost_usd, -(r.total or 0))
+    )
+    best = -1.0
+    out = []
+    for row in eligible:
+        if (row.total or 0) > best:
+            out.append(row)
+            best = row.total or 0
+    return out
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    ticks = []
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for step in (1, 2, 5):
+            value = step * 10.0**power
+            if low <= value <= high:
+                ticks.append(value)
+    return ticks
+
+
+def _tone(row: Row) -> str:
+    return "sb-c-warn" if row.capped else ("sb-c-ok" if row.eligible else "sb-c-other")
+
+
+def score_cost_svg(rows: list[Row], cutoff: float | None = None, standalone: bool = True) -> str:
+    """Total score (y) against gateway cost in USD on a log axis (x) for every scored row."""
+    points = plotted(rows)
+    costs = [r.cost_usd or 1.0 for r in points] or [0.1, 10.0]
+    low = 10.0 ** math.floor(math.log10(min(costs)))
+    high = 10.0 ** math.ceil(math.log10(max(costs) * 1.0001))
+    if high <= low:
+        high = low * 10
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(value: float) -> float:
-        return LEFT + plot_w * value / x_max
+        return LEFT + plot_w * (math.log10(value) - math.log10(low)) / math.log10(high / low)
 
     def y(value: float) -> float:
-        return TOP + plot_h * (1 - value / 100)
+        return TOP + plot_h * (1 - value / MAX_TOTAL)
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-labelledby="t d" '
-        'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="12">',
-        '<title id="t">Total score versus gateway cost</title>',
-        f'<desc id="d">{len(points)} scored units; higher and further left is better.</desc>',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
+        'class="sb-chart-svg" role="img" aria-labelledby="sb-chart-t sb-chart-d" '
+        'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="13">',
+        '<title id="sb-chart-t">Total score versus gateway cost (log scale)</title>',
+        f'<desc id="sb-chart-d">{len(points)} scored units with a known cost; higher and further '
+        "left is better; the line joins the Pareto frontier of eligible units.</desc>",
     ]
-    for tick in range(0, 101, 20):
+    if standalone:
+        out.append(STANDALONE_STYLE)
+        out.append(f'<rect class="sb-c-bg" width="{WIDTH}" height="{HEIGHT}"/>')
+    for tick in range(0, int(MAX_TOTAL) + 1, 20):
         out.append(
-            f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(tick))}" y2="{_n(y(tick))}" '
-            'stroke="#e3e7ec"/>'
+            f'<line class="sb-c-grid" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(tick))}" '
+            f'y2="{_n(y(tick))}"/><text class="sb-c-muted" x="{LEFT - 8}" '
+            f'y="{_n(y(tick) + 4)}" text-anchor="end">{tick}</text>'
         )
+    for value in _ticks(low, high):
         out.append(
-            f'<text x="{LEFT - 8}" y="{_n(y(tick) + 4)}" text-anchor="end" fill="#5f6b7a">'
-            f"{tick}</text>"
-        )
-    for i in range(6):
-        value = x_max * i / 5
-        out.append(
-            f'<line x1="{_n(x(value))}" x2="{_n(x(value))}" y1="{TOP}" y2="{TOP + plot_h}" '
-            'stroke="#eef1f4"/>'
-        )
-        out.append(
-            f'<text x="{_n(x(value))}" y="{TOP + plot_h + 18}" text-anchor="middle" '
-            f'fill="#5f6b7a">${value:.2f}</text>'
+            f'<line class="sb-c-grid" x1="{_n(x(value))}" x2="{_n(x(value))}" y1="{TOP}" '
+            f'y2="{TOP + plot_h}"/><text class="sb-c-muted" x="{_n(x(value))}" '
+            f'y="{TOP + plot_h + 18}" text-anchor="middle">{fmt_cost(value)}</text>'
         )
     out.append(
-        f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 12}" text-anchor="middle" '
-        'fill="#33404d">Gateway cost of the scored session (USD)</text>'
+        f'<text class="sb-c-text" x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 12}" '
+        'text-anchor="middle">Gateway cost of the scored session (USD, log scale)</text>'
+        f'<text class="sb-c-text" transform="translate(16 {TOP + plot_h / 2:.0f}) rotate(-90)" '
+        f'text-anchor="middle">Total score (of {MAX_TOTAL:g})</text>'
     )
     out.append(
-        f'<text transform="translate(16 {TOP + plot_h / 2:.0f}) rotate(-90)" '
-        'text-anchor="middle" fill="#33404d">Total score (of 100)</text>'
-    )
-    out.append(
-        f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(49))}" y2="{_n(y(49))}" '
-        'stroke="#a15c00" stroke-dasharray="5 4"/>'
-    )
-    out.append(
-        f'<text x="{LEFT + plot_w + 6}" y="{_n(y(49) + 4)}" fill="#a15c00">gate cap 49</text>'
+        f'<line class="sb-c-cap" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(GATE_CAP))}" '
+        f'y2="{_n(y(GATE_CAP))}" stroke-dasharray="5 4"/><text class="sb-c-warn" '
+        f'x="{LEFT + plot_w + 6}" y="{_n(y(GATE_CAP) + 4)}">gate cap {GATE_CAP:g}</text>'
     )
     if cutoff is not None:
         out.append(
-            f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(cutoff))}" '
-            f'y2="{_n(y(cutoff))}" stroke="#1b7f4b" stroke-dasharray="2 3"/>'
+            f'<line class="sb-c-line" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{_n(y(cutoff))}" '
+            f'y2="{_n(y(cutoff))}" stroke-dasharray="2 3"/><text class="sb-c-ok" '
+            f'x="{LEFT + plot_w + 6}" y="{_n(y(cutoff) + 4)}">advancement {_n(cutoff)}</text>'
         )
+    front = frontier(rows)
+    if len(front) > 1:
+        path = " ".join(f"{_n(x(r.cost_usd or 1))},{_n(y(r.total or 0))}" for r in front)
         out.append(
-            f'<text x="{LEFT + plot_w + 6}" y="{_n(y(cutoff) + 4)}" fill="#1b7f4b">'
-            f"advancement line {_n(cutoff)}</text>"
+            f'<polyline class="sb-c-front" points="{path}" stroke-width="2">'
+            "<title>Pareto frontier: no eligible unit is both cheaper and better</title>"
+            "</polyline>"
         )
     for row in sorted(points, key=lambda r: (-(r.total or 0), r.unit)):
-        tone = TONES["capped"] if row.capped else TONES["eligible" if row.eligible else "other"]
-        cx, cy = x(row.cost_usd or 0.0), y(row.total or 0.0)
-        fill = "#ffffff" if row.provisional else tone
-        label = escape(row.display_name or row.model_key)
+        tone = _tone(row)
+        cx, cy = x(row.cost_usd or 1.0), y(row.total or 0.0)
+        fill = " sb-c-hollow" if row.provisional else ""
+        label = escape(row.name)
+        state = "eligible" if row.eligible else ("gate-capped" if row.capped else "ineligible")
         out.append(
-            f"<g><title>{label}: {_n(row.total or 0)} points, ${row.cost_usd:.2f}</title>"
-            f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="6" fill="{fill}" stroke="{tone}" '
-            'stroke-width="2"/>'
-            f'<text x="{_n(cx + 9)}" y="{_n(cy + 4)}" fill="#1f2933">{label}</text></g>'
+            f"<g><title>{label}: {fmt_points(row.total)} points, {fmt_cost(row.cost_usd)}, "
+            f"{state}{', provisional' if row.provisional else ''}</title>"
+            f'<circle class="{tone}{fill}" cx="{_n(cx)}" cy="{_n(cy)}" r="6" stroke-width="2"/>'
+            f'<text class="sb-c-text" x="{_n(cx + 9)}" y="{_n(cy + 4)}">{label}</text></g>'
         )
-    legend_y = TOP + 8
-    for text, tone, fill in (
-        ("eligible", TONES["eligible"], TONES["eligible"]),
-        ("gate-capped", TONES["capped"], TONES["capped"]),
-        ("provisional (hollow)", TONES["other"], "#ffffff"),
+    legend_y = TOP + 60
+    for text, tone, hollow in (
+        ("eligible", "sb-c-ok", ""),
+        ("gate-capped", "sb-c-warn", ""),
+        ("provisional", "sb-c-other", " sb-c-hollow"),
     ):
         out.append(
-            f'<circle cx="{WIDTH - RIGHT + 36}" cy="{legend_y + 60}" r="5" fill="{fill}" '
-            f'stroke="{tone}" stroke-width="2"/>'
+            f'<circle class="{tone}{hollow}" cx="{WIDTH - RIGHT + 26}" cy="{legend_y}" r="5" '
+            f'stroke-width="2"/><text class="sb-c-text" x="{WIDTH - RIGHT + 36}" '
+            f'y="{legend_y + 4}">{text}</text>'
         )
-        out.append(
-            f'<text x="{WIDTH - RIGHT + 46}" y="{legend_y + 64}" fill="#33404d">{text}</text>'
-        )
-        legend_y += 18
+        legend_y += 20
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -1,14 +1,14 @@
 """Render the results site of one round from `evidence/` and build it with `mkdocs build --strict`.
 
 `render_site(round_id)` writes the generated Markdown docs to build/site-docs (hand-written pages
-from site/docs, vendored assets from site/assets, pages rendered from site/templates, the units'
-media, the chart and the downloads), then builds build/site. Both are written into temporary
-folders first and swapped in at the end, so an interrupted build never leaves a half site.
+from site/docs, assets from site/assets, pages rendered from site/templates, media stored once by
+content hash, the cited evidence files with their viewers, the chart and the downloads), then
+builds build/site. Both are written into temporary folders first and swapped in at the end, so an
+interrupted build never leaves a half site.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -24,29 +24,40 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from publish.charts import score_cost_svg
+from publish.banner import round_banner, round_facts
+from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
 from publish.linkcheck import check_site
+from publish.media import MediaStore
+from publish.postbuild import finish_site
+from publish.published import Published
 from publish.sources import RoundEvidence, UnitEvidence, load_round_evidence
+from publish.transcript import FOLD_AT, Entry
 from publish.views import (
+    ACHIEVABLE_WITHOUT_REVIEW,
     DIMENSIONS,
+    HARNESS_MAX,
     SHORT_LABELS,
     Badge,
     Row,
     cutoff,
+    distinct,
     fmt_cost,
     fmt_duration,
     fmt_int,
     fmt_points,
     leaderboard_rows,
     parse_time,
+    prose,
 )
+from records.evidence.gateway import ExchangeRecord, read_exchanges
 from records.io import RecordError, atomic_write_text
 from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
+from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_RULE
 
 SITE_SRC = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
-VIEWPORT_ORDER = (360, 768, 1440)
+OUTPUT_CAP = 20_000  # characters of one tool output kept in the transcript
 
 
 class SiteBuildError(RuntimeError):
@@ -55,18 +66,24 @@ class SiteBuildError(RuntimeError):
 
 @dataclass
 class Shot:
-    src: str  # relative to the unit page
+    thumb: str  # relative to the unit page
+    full: str
     caption: str
+    page: str
+    state: str
+    viewport: str
+    url: str
 
 
 @dataclass
-class TimelineEntry:
-    command: str
-    exit_code: int | None
-    status: str
-    offset: str
-    output: str
-    truncated: bool
+class CheckCell:
+    """One check or gate of one unit, for the matrix and the strip on the unit page."""
+
+    id: str
+    kind: str  # check | gate
+    state: str  # passed | failed | not-run
+    points: str
+    title: str
 
 
 @dataclass
@@ -75,9 +92,23 @@ class UnitPage:
     evidence: UnitEvidence
     shots: dict[str, list[Shot]] = field(default_factory=dict)
     video: str | None = None
-    diff: str | None = None
-    progress: str | None = None
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)
+    cells: list[CheckCell] = field(default_factory=list)
+    check_shots: dict[str, Shot] = field(default_factory=dict)
+    exchanges: list[ExchangeRecord] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    origin_ms: int | None = None
+    step_logs: dict[str, str] = field(default_factory=dict)
+    prev: Row | None = None
+    next: Row | None = None
+
+    @property
+    def transcript(self) -> str:
+        return f"{self.row.unit}-transcript.md"
+
+    @property
+    def commands(self) -> list[Entry]:
+        return [e for e in self.entries if e.is_command]
 
 
 def _badges_html(items: list[Badge]) -> Markup:
@@ -95,22 +126,39 @@ def _pre(text: str) -> Markup:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+_CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 def _md(value: object) -> Markup:
     """Free text (agent, gateway or reviewer words) for Markdown: one line, nothing interpreted."""
-    text = " ".join(str(value).split())
+    text = " ".join(prose(value).split())
     return Markup(str(escape(_MD_SPECIAL.sub(r"\\\1", text))))
 
 
+def _text(value: object) -> Markup:
+    """Free text for raw HTML: escaped, Python reprs made plain, `code` spans kept as code."""
+    escaped = str(escape(" ".join(prose(value).split())))
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", escaped))
+
+
 def _lines(items: list[str]) -> Markup:
-    return Markup("<br>").join(escape(item) for item in items)
+    return Markup("<br>").join(_text(item) for item in items)
 
 
-def _show(value: object) -> str:
-    return (
-        value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
-    )
+def _offset(stamp_ms: int | None, origin_ms: int | None) -> str:
+    if stamp_ms is None or origin_ms is None:
+        return "—"
+    return "+" + fmt_duration(max(0, stamp_ms - origin_ms) / 1000)
+
+
+def _fold(text: str) -> bool:
+    return len(text) > FOLD_AT or text.count("\n") > 14
+
+
+def _cap(text: str) -> str:
+    if len(text) <= OUTPUT_CAP:
+        return text
+    return text[:OUTPUT_CAP] + f"\n… {len(text) - OUTPUT_CAP:,} more characters in events.jsonl"
 
 
 def environment() -> Environment:
@@ -130,9 +178,13 @@ def environment() -> Environment:
         badges=_badges_html,
         pre=_pre,
         md=_md,
-        show=_show,
+        text=_text,
         lines=_lines,
+        fold=_fold,
+        cap=_cap,
+        distinct=distinct,
     )
+    env.globals.update(offset=_offset)
     return env
 
 
@@ -146,109 +198,187 @@ def _evidence_file(base: Path, rel: str, owner: Path) -> Path:
     return path
 
 
-def _copy(source: Path, docs: Path, rel: str) -> str:
-    target = docs / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    return rel
-
-
 def _viewport_width(viewport: str) -> int:
     head = viewport.lower().split("x", 1)[0]
     return int(head) if head.isdigit() else 0
 
 
-def _timeline(unit: UnitEvidence) -> list[TimelineEntry]:
-    start = parse_time(unit.session.started_at) if unit.session else None
-    stamps = [c.timestamp for c in unit.commands if c.timestamp is not None]
-    origin = (
-        start.timestamp()
-        if start
-        else (min(stamps) / (1000 if min(stamps) > 1e11 else 1) if stamps else None)
-    )
-    entries = []
-    for command in unit.commands:
-        offset = "—"
-        if command.timestamp is not None and origin is not None:
-            seconds = command.timestamp / (1000 if command.timestamp > 1e11 else 1)
-            offset = "+" + fmt_duration(max(0.0, seconds - origin))
-        entries.append(
-            TimelineEntry(
-                command.command,
-                command.exit_code,
-                command.status,
-                offset,
-                command.output,
-                command.output_truncated,
-            )
-        )
-    return entries
-
-
-def unit_page(row: Row, unit: UnitEvidence, docs: Path) -> UnitPage:
-    """Copy a unit's media into the docs and describe its page."""
-    page = UnitPage(row=row, evidence=unit, timeline=_timeline(unit))
-    media = f"media/{unit.unit}"
+def _cells(unit: UnitEvidence) -> list[CheckCell]:
     result = unit.result
-    if result is not None:
-        base, owner = unit.paths.evaluation, unit.paths.result
-        ordered = sorted(
-            result.screenshots, key=lambda s: (_viewport_width(s.viewport), s.page, s.state)
+    if result is None:
+        return []
+    cells = []
+    for check in result.checks:
+        state = "not-run" if not check.executed else ("passed" if check.passed else "failed")
+        first = check.diagnostics[0] if check.diagnostics else None
+        title = f"{check.id}: {state}, {check.points}/{check.max_points}"
+        if first is not None:
+            title += f" — expected {prose(first.expected)}; seen {prose(first.seen)}"
+        cells.append(
+            CheckCell(check.id, "check", state, f"{check.points}/{check.max_points}", title)
         )
-        for shot in ordered:
-            rel = _copy(_evidence_file(base, shot.path, owner), docs, f"{media}/{shot.path}")
-            width = _viewport_width(shot.viewport)
-            label = f"{width} px" if width else shot.viewport
-            page.shots.setdefault(label, []).append(
-                Shot(f"../{rel}", f"{shot.page} · {shot.state} · {shot.viewport}")
+    for gate in result.gates:
+        state = "failed" if gate.failed else "passed"
+        title = f"gate {gate.id}: {state}" + (f" — {prose(gate.reason)}" if gate.reason else "")
+        cells.append(CheckCell(gate.id, "gate", state, "gate", title))
+    return cells
+
+
+def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
+    result = unit.result
+    if result is None:
+        return
+    base, owner = unit.paths.evaluation, unit.paths.result
+    ordered = sorted(
+        result.screenshots, key=lambda s: (_viewport_width(s.viewport), s.page, s.state)
+    )
+    for shot in ordered:
+        source = _evidence_file(base, shot.path, owner)
+        width = _viewport_width(shot.viewport)
+        item = Shot(
+            thumb="../" + media.thumbnail(source),
+            full="../" + media.add(source),
+            caption=f"{shot.page} · {shot.state} · {shot.viewport}",
+            page=shot.page,
+            state=shot.state,
+            viewport=shot.viewport,
+            url=shot.url,
+        )
+        page.shots.setdefault(f"{width} px" if width else shot.viewport, []).append(item)
+    all_shots = [s for group in page.shots.values() for s in group]
+    for check in result.checks:
+        for diag in check.diagnostics:
+            found = next(
+                (
+                    s
+                    for s in all_shots
+                    if s.viewport == diag.viewport
+                    and diag.url is not None
+                    and s.url.endswith(diag.url.split("?")[0] or "/")
+                ),
+                None,
             )
-        if result.video:
-            page.video = "../" + _copy(
-                _evidence_file(base, result.video, owner), docs, f"{media}/{result.video}"
-            )
-    if unit.paths.diff.is_file():
-        page.diff = "../" + _copy(unit.paths.diff, docs, f"{media}/worktree.diff")
-    if unit.paths.progress.is_file():
-        page.progress = "../" + _copy(unit.paths.progress, docs, f"{media}/PROGRESS.txt")
+            if found is not None:
+                page.check_shots[check.id] = found
+                break
+    if result.video:
+        page.video = "../" + media.add(_evidence_file(base, result.video, owner))
+
+
+def unit_page(row: Row, unit: UnitEvidence, media: MediaStore, published: Published) -> UnitPage:
+    """Store a unit's media, publish its evidence files and describe its page."""
+    page = UnitPage(row=row, evidence=unit, cells=_cells(unit))
+    page.entries = unit.transcript.entries
+    session_start = parse_time(unit.session.started_at) if unit.session else None
+    first = unit.transcript.first_ms
+    starts = [int(session_start.timestamp() * 1000)] if session_start else []
+    page.origin_ms = min([*starts, *([first] if first is not None else [])], default=None)
+    _shots(page, unit, media)
+    page.exchanges = read_exchanges(unit.paths.gateway)
+    rel = f"units/{unit.unit}"
+    for label, name in (
+        ("session.json (identity, steps, tokens, cost, gateway summary)", "session.json"),
+        ("evaluation/result.json (every check, gate and diagnostic)", "evaluation/result.json"),
+        ("PROGRESS.md as the agent left it", "PROGRESS.md"),
+        ("worktree.diff (the final diff)", "worktree.diff"),
+        ("events.jsonl (the agent's raw events)", "events.jsonl"),
+    ):
+        view = published.round_file(f"{rel}/{name}")
+        if view is not None:
+            page.files.append((label, "../" + view))
+    if unit.result is not None:
+        for step in unit.result.steps:
+            view = published.round_file(f"{rel}/evaluation/{step.log}") if step.log else None
+            if view is not None:
+                page.step_logs[step.name] = "../" + view
+                page.files.append((f"{step.name} log ({step.command})", "../" + view))
+        if unit.result.axe_report:
+            view = published.round_file(f"{rel}/evaluation/{unit.result.axe_report}")
+            if view is not None:
+                page.files.append(("axe report (every violation)", "../" + view))
     return page
 
 
+def _ceiling_seconds(unit: UnitEvidence) -> float | None:
+    if unit.session is None:
+        return None
+    ceilings = unit.session.ceilings
+    seconds = getattr(ceilings, "wall_clock_seconds", None)
+    minutes = getattr(ceilings, "wall_clock_minutes", None)
+    return seconds if seconds is not None else (minutes * 60 if minutes is not None else None)
+
+
 def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
-    advancing = [r for r in rows if r.group == "scored" and r.advances]
+    scored = [r for r in rows if r.group == "scored"]
+    advancing = [r for r in scored if r.advances or r.projected]
+    pending = [r for r in scored if r.review_state != "complete"]
+    board = evidence.leaderboard
     return {
         "cut_unit": advancing[-1].unit if advancing else None,
         "round": evidence,
+        "facts": round_facts(evidence),
         "settings": evidence.settings,
         "rows": rows,
-        "scored": [r for r in rows if r.group == "scored"],
+        "scored": scored,
         "invalid": [r for r in rows if r.group == "invalid"],
         "apart": [r for r in rows if r.group == "apart"],
-        "scoring_ran": evidence.leaderboard is not None,
-        "board": evidence.leaderboard,
+        "reviews_missing": bool(pending),
+        "reviews_pending_all": bool(scored) and len(pending) == len(scored),
+        "scoring_ran": board is not None,
+        "board": board,
+        "standing": getattr(board, "standing", "provisional") if board else "provisional",
+        "standing_reason": (getattr(board, "standing_reason", "") if board else "")
+        or "The standing is provisional until every review is in.",
+        "projected_codes": list(getattr(board, "advancing_projected", []) or []) if board else [],
         "cutoff": cutoff(evidence),
         "dimensions": DIMENSIONS,
         "short": SHORT_LABELS,
         "cohort": evidence.cohort,
         "preflight": evidence.preflight,
+        "max_total": MAX_TOTAL,
+        "max_automated": MAX_AUTOMATED,
+        "review_max": REVIEW_MAX,
+        "harness_max": HARNESS_MAX,
+        "achievable": ACHIEVABLE_WITHOUT_REVIEW,
+        "gate_cap": GATE_CAP,
+        "tie_rule": TIE_RULE,
+        "frontier": [r.unit for r in frontier(rows)],
+        "plotted": [r.unit for r in plotted(rows)],
     }
 
 
-def render_docs(evidence: RoundEvidence, docs: Path) -> None:
-    """Write the complete MkDocs docs folder for one round into `docs` (an empty folder)."""
+def render_docs(evidence: RoundEvidence, docs: Path) -> str:
+    """Write the complete MkDocs docs folder for one round into `docs` (an empty folder);
+    return the round banner's HTML (shown on every page)."""
     shutil.copytree(SITE_SRC / "docs", docs, dirs_exist_ok=True)
     shutil.copytree(SITE_SRC / "assets", docs / "assets", dirs_exist_ok=True)
     env = environment()
     rows = leaderboard_rows(evidence)
     context = _context(evidence, rows)
+    board = evidence.leaderboard
+    published = Published(
+        evidence_dir=evidence.paths.root.parent,
+        round_id=evidence.round_id,
+        docs=docs,
+        unsealed=bool(board is not None and getattr(board, "standing", "") == "final"),
+    )
+    media = MediaStore(docs)
     by_unit = {r.unit: r for r in rows}
-    pages = [
-        unit_page(by_unit[name], unit, docs)
-        for name, unit in evidence.units.items()
-        if name in by_unit
-    ]
-    context["pages"] = pages
+    names = [r.unit for r in rows if r.unit in evidence.units]
+    for name in names:
+        published.transcripts[name] = f"units/{name}-transcript.html"
+    pages = [unit_page(by_unit[n], evidence.units[n], media, published) for n in names]
+    for index, page in enumerate(pages):
+        page.prev = pages[index - 1].row if index > 0 else None
+        page.next = pages[index + 1].row if index + 1 < len(pages) else None
+    context.update(
+        pages=pages, published=published, cite=published.link, evidence_link=published.evidence_link
+    )
+    context["chart"] = Markup(score_cost_svg(rows, context["cutoff"], standalone=False))
+    context["check_ids"] = _check_ids(pages)
     for template, target in (
         ("leaderboard.md.j2", "leaderboard.md"),
+        ("checks.md.j2", "checks.md"),
         ("cost.md.j2", "cost.md"),
         ("cohort.md.j2", "cohort.md"),
         ("calibration.md.j2", "calibration.md"),
@@ -257,24 +387,42 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> None:
     ):
         atomic_write_text(docs / target, env.get_template(template).render(context))
     unit_template = env.get_template("unit.md.j2")
+    transcript_template = env.get_template("transcript.md.j2")
     for page in pages:
+        page_context = {**context, "page": page, "row": page.row, "s": page.evidence.session}
+        page_context["ceiling_seconds"] = _ceiling_seconds(page.evidence)
         atomic_write_text(
-            docs / "units" / f"{page.row.unit}.md",
-            unit_template.render(context, page=page, row=page.row),
+            docs / "units" / f"{page.row.unit}.md", unit_template.render(page_context)
+        )
+        atomic_write_text(
+            docs / "units" / page.transcript, transcript_template.render(page_context)
         )
     atomic_write_text(
         docs / "charts" / "score-vs-cost.svg", score_cost_svg(rows, context["cutoff"])
     )
     atomic_write_text(docs / "downloads" / "leaderboard.csv", leaderboard_csv(rows))
-    if evidence.leaderboard is not None:  # the scoring stage's file, byte for byte
-        _copy(evidence.paths.leaderboard, docs, "downloads/leaderboard.json")
+    if board is not None:  # the scoring stage's file, byte for byte
+        copy = docs / "downloads" / "leaderboard.json"
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(evidence.paths.leaderboard, copy)
     else:
         atomic_write_text(docs / "downloads" / "leaderboard.json", provisional_json(rows))
+    return round_banner(evidence, rows)
+
+
+def _check_ids(pages: list[UnitPage]) -> list[tuple[str, str]]:
+    """(id, kind) of every check and gate, in the evaluator's order."""
+    seen: list[tuple[str, str]] = []
+    for page in pages:
+        for cell in page.cells:
+            if (cell.id, cell.kind) not in seen:
+                seen.append((cell.id, cell.kind))
+    return seen
 
 
 @contextmanager
 def _build_env(epoch: int) -> Iterator[list[str]]:
-    """A fixed build date (reproducible sitemap); collects the warnings mkdocs logs."""
+    """A fixed build date (reproducible output); collects the warnings mkdocs logs."""
     warnings: list[str] = []
 
     class Collect(logging.Handler):
@@ -296,7 +444,7 @@ def _build_env(epoch: int) -> Iterator[list[str]]:
             os.environ["SOURCE_DATE_EPOCH"] = previous
 
 
-def mkdocs_build(docs: Path, site: Path, epoch: int = 0) -> None:
+def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> None:
     """`mkdocs build --strict` of `docs` into `site`, in-process, with mkdocs.yml's settings."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -304,11 +452,13 @@ def mkdocs_build(docs: Path, site: Path, epoch: int = 0) -> None:
 
     with _build_env(epoch) as warnings:
         config = load_config(str(MKDOCS_YML), docs_dir=str(docs), site_dir=str(site), strict=True)
+        config.extra["siteos_banner"] = banner
         try:
             build(config)
         except MkDocsException as exc:
             detail = "\n  ".join(warnings)
             raise SiteBuildError(f"mkdocs build --strict failed: {exc}\n  {detail}") from exc
+    finish_site(site)
     problems = check_site(site)
     if problems:
         raise SiteBuildError(
@@ -335,9 +485,10 @@ def render_site(
     for tmp in (docs_tmp, site_tmp):
         shutil.rmtree(tmp, ignore_errors=True)
     docs_tmp.mkdir()
-    render_docs(evidence, docs_tmp)
+    banner = render_docs(evidence, docs_tmp)
     frozen = parse_time(evidence.round_record.frozen_at) if evidence.round_record else None
-    mkdocs_build(docs_tmp, site_tmp, int(frozen.timestamp()) if isinstance(frozen, datetime) else 0)
+    epoch = int(frozen.timestamp()) if isinstance(frozen, datetime) else 0
+    mkdocs_build(docs_tmp, site_tmp, epoch, banner)
     _swap(docs_tmp, build_dir / "site-docs")
     _swap(site_tmp, build_dir / "site")
     return build_dir / "site"

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from publish import contracts
+from publish.transcript import Transcript, read_transcript
+from records.evidence.controls import ControlRow
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
 from records.evidence.scoring import Leaderboard
@@ -21,9 +21,7 @@ from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, describe_validation_error, read_json, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
 
-CONTROLS_MODEL = contracts.owner_model(
-    "evaluator.controls", ("ControlsRecord", "Controls"), contracts.Controls
-)
+CONTROL_ROWS = TypeAdapter(list[ControlRow])
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ class UnitEvidence:
     paths: UnitPaths
     session: SessionRecord | None
     result: EvaluationResult | None
-    commands: list[contracts.CommandEntry]
+    transcript: Transcript
     replacement: ReplacementRecord | None
 
     @property
@@ -51,48 +49,27 @@ class RoundEvidence:
     round_record: RoundRecord | None
     calibration: Calibration | None
     calibration_result: EvaluationResult | None
-    controls: dict[str, Any] | None
+    controls: list[ControlRow] | None
     preflight: dict[str, PreflightRecord]
     order: OrderRecord | None
     leaderboard: Leaderboard | None
     units: dict[str, UnitEvidence] = field(default_factory=dict)
 
 
-def _validated(path: Path, model: type[BaseModel], data: Any) -> dict[str, Any]:
-    try:
-        return model.model_validate(data).model_dump(mode="json")
-    except ValidationError as exc:
-        raise RecordError(describe_validation_error(path, exc)) from exc
+def load_controls(path: Path) -> list[ControlRow] | None:
+    """`controls.json`, as `evaluator/controls/run.py` writes it: a list of `ControlRow`.
 
-
-def _optional_dict(
-    path: Path, model: type[BaseModel], list_key: str | None = None
-) -> dict[str, Any] | None:
+    A root object holding the list under `controls` (a later schema) loads too.
+    """
     if not path.exists():
         return None
     data = read_json(path)
-    if list_key is not None and isinstance(data, list):
-        data = {list_key: data}
-    return _validated(path, model, data)
-
-
-def load_commands(path: Path) -> list[contracts.CommandEntry]:
-    """`commands.json`: a list of commands, or an object holding one under `commands`."""
-    if not path.exists():
-        return []
-    data = read_json(path)
-    items = data.get("commands") if isinstance(data, dict) else data
-    if not isinstance(items, list):
-        raise RecordError(f"{path}: expected a list of commands (or {{'commands': [...]}})")
-    entries: list[contracts.CommandEntry] = []
-    for index, item in enumerate(items):
-        try:
-            entries.append(contracts.CommandEntry.model_validate(item))
-        except ValidationError as exc:
-            raise RecordError(
-                describe_validation_error(path, exc) + f"\n  (command #{index})"
-            ) from exc
-    return entries
+    if isinstance(data, dict) and isinstance(data.get("controls"), list):
+        data = data["controls"]
+    try:
+        return CONTROL_ROWS.validate_python(data)
+    except ValidationError as exc:
+        raise RecordError(describe_validation_error(path, exc)) from exc
 
 
 def load_unit(paths: UnitPaths) -> UnitEvidence:
@@ -102,7 +79,7 @@ def load_unit(paths: UnitPaths) -> UnitEvidence:
         paths=paths,
         session=read_record(paths.session, SessionRecord) if paths.session.exists() else None,
         result=read_record(paths.result, EvaluationResult) if paths.result.exists() else None,
-        commands=load_commands(paths.commands),
+        transcript=read_transcript(paths.events),
         replacement=read_record(replacement, ReplacementRecord) if replacement.exists() else None,
     )
 
@@ -138,7 +115,7 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         else None,
         calibration=calibration,
         calibration_result=calibration_result,
-        controls=_optional_dict(controls_json(evidence_dir), CONTROLS_MODEL, list_key="controls"),
+        controls=load_controls(controls_json(evidence_dir)),
         preflight=preflight,
         order=read_record(paths.order, OrderRecord) if paths.order.exists() else None,
         leaderboard=read_record(paths.leaderboard, Leaderboard)

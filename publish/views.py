@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from publish.sources import RoundEvidence, UnitEvidence
 from records.evidence.scoring import Component, DimensionScore, LeaderboardRow
-from scoring.advancement import MARGIN
+from records.rubric import ADVANCE_MARGIN as MARGIN
+from records.rubric import DIMENSIONS as RUBRIC
+from records.rubric import GATE_CAP, MAX_AUTOMATED
 
-DIMENSIONS = (
-    ("functional", "Functional", 25),
-    ("responsive", "Responsive", 20),
-    ("accessibility", "Accessibility", 15),
-    ("visual", "Visual craft", 20),
-    ("code", "Code quality", 10),
-    ("verification", "Verification", 5),
-    ("efficiency", "Efficiency", 5),
-)
+DIMENSIONS = tuple((d.id, d.title, int(d.points)) for d in RUBRIC)
+REVIEW_DIMENSIONS = tuple(d.id for d in RUBRIC if d.source == "review")
+HARNESS_MAX = int(sum(d.points for d in RUBRIC if d.source == "harness"))
+ACHIEVABLE_WITHOUT_REVIEW = MAX_AUTOMATED + HARNESS_MAX
 SHORT_LABELS = {
     "functional": "Func.",
     "responsive": "Resp.",
@@ -46,6 +45,11 @@ APART_LABELS = {
     "provider_outage": "provider outage",
     "harness_failure": "harness failure",
     "evaluation_failed": "evaluator failure",
+}
+REVIEW_WAIT = {
+    "no_reviews": "pending",
+    "awaiting_second_review": "awaiting a second review",
+    "awaiting_third_review": "awaiting a third review",
 }
 
 
@@ -83,23 +87,58 @@ class Row:
     invalid_reasons: list[str]
     failure_class: str
     explanations: list[str]
+    automated: float | None = None
+    review_points: float | None = None
+    review_state: str = "pending"  # pending | partial | complete
+    review_note: str = ""
+    projected: bool = False
     status_reasons: list[str] = field(default_factory=list)
     advancement_reason: str = ""
-    dimension_notes: dict[str, list[str]] = field(default_factory=dict)
+    dimension_notes: dict[str, list[Component]] = field(default_factory=dict)
+    explanation_sources: list[tuple[str, list[str]]] = field(default_factory=list)
     reviews: str = ""
     group: str = "scored"  # scored | invalid | apart
     badges: list[Badge] = field(default_factory=list)
+    order: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.model_key
+
+    @property
+    def cap_changed_total(self) -> bool:
+        return bool(
+            self.capped
+            and self.raw_total is not None
+            and self.total is not None
+            and self.raw_total > self.total
+        )
+
+    @property
+    def reasons(self) -> list[str]:
+        """Status and invalidity reasons, each said once."""
+        return distinct([*self.status_reasons, *self.invalid_reasons])
+
+
+def distinct(items: list[Any]) -> list[str]:
+    """Non-empty texts, each said once: a text contained in another one is dropped."""
+    texts = [" ".join(prose(i).split()) for i in items if i]
+    unique = [t for n, t in enumerate(texts) if t not in texts[:n]]
+    return [t for t in unique if not any(t != o and t in o for o in unique)]
 
 
 def fmt_duration(seconds: float | None) -> str:
+    """m:ss with its unit (`0:08 min` is eight seconds)."""
     if seconds is None:
         return "—"
     whole = int(round(seconds))
-    return f"{whole // 60:d}:{whole % 60:02d}"
+    return f"{whole // 60:d}:{whole % 60:02d} min"
 
 
 def fmt_cost(usd: float | None) -> str:
-    return "—" if usd is None else f"${usd:,.2f}"
+    if usd is None:
+        return "unknown"
+    return f"${usd:,.2f}" if usd >= 0.01 or usd == 0 else f"${usd:.4f}"
 
 
 def fmt_points(value: float | None) -> str:
@@ -112,18 +151,28 @@ def fmt_int(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def token_total(tokens: Any) -> int | None:
-    """Tokens as a number, or a {prompt, completion, ...} record totalled as prompt + completion."""
-    if tokens is None:
-        return None
-    if isinstance(tokens, int | float):
-        return int(tokens)
-    if isinstance(tokens, dict):
-        if "total" in tokens:
-            return int(tokens["total"])
-        return int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0))
-    total = getattr(tokens, "total", None)
-    return int(total) if total is not None else None
+_LITERAL = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}")
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, list | tuple | set):
+        return ", ".join(_plain(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{_plain(k)}: {_plain(v)}" for k, v in value.items()) or "none"
+    return str(value)
+
+
+def prose(text: object) -> str:
+    """Evidence text for people: Python list/dict literals become plain words."""
+
+    def replace(match: re.Match[str]) -> str:
+        try:
+            value = ast.literal_eval(match.group(0))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        return _plain(value) if isinstance(value, list | dict | tuple | set) else match.group(0)
+
+    return _LITERAL.sub(replace, str(text))
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -139,15 +188,23 @@ def badges(row: Row) -> list[Badge]:
     out: list[Badge] = []
     if row.advances:
         out.append(Badge("advances", "ok", row.advancement_reason or "within the advancement rule"))
+    elif row.projected:
+        out.append(
+            Badge("would advance", "muted", "on the current, provisional totals; not yet final")
+        )
     if row.group == "invalid":
-        out.append(Badge("invalid", "bad", "; ".join(row.invalid_reasons or row.status_reasons)))
+        out.append(Badge("invalid", "bad", "; ".join(row.reasons)))
     if row.status in APART_LABELS:
         out.append(Badge(APART_LABELS[row.status], "info", "not a model-quality failure"))
     if row.capped or row.status == "gate_failed":
         out.append(
-            Badge("gate-capped", "warn", "a hard gate failed: ineligible, total capped at 49")
+            Badge(
+                "gate-capped",
+                "warn",
+                f"a hard gate failed: ineligible, total capped at {GATE_CAP:g}",
+            )
         )
-    if row.provisional:
+    if row.provisional and row.group == "scored":
         out.append(Badge("provisional", "muted", row.reviews or "reviews incomplete"))
     if row.stop_status in STOP_LABELS:
         out.append(
@@ -162,31 +219,46 @@ def _finish(row: Row) -> Row:
     return row
 
 
-def _component(item: Component) -> str:
-    return f"{item.name}: {item.points:g}/{item.max_points:g} — {item.reason}"
+def _review(data: LeaderboardRow) -> tuple[float | None, str, str]:
+    """Review points (visual + code), their state and what is still awaited."""
+    if data.breakdown is None or data.reviews is None:
+        return None, "pending", ""
+    states = [data.reviews.visual, data.reviews.code]
+    if all(s == "no_reviews" for s in states):
+        return None, "pending", "no reviews yet"
+    points = sum((getattr(data.breakdown, d).points or 0.0) for d in REVIEW_DIMENSIONS)
+    waiting = sorted({REVIEW_WAIT[s] for s in states if s in REVIEW_WAIT and s != "no_reviews"})
+    if any(s == "no_reviews" for s in states):
+        waiting.insert(0, "one dimension not reviewed")
+    return points, "complete" if not waiting else "partial", "; ".join(waiting)
 
 
 def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
     cohort = {c.key: c for c in evidence.cohort.candidates}
     candidate = cohort.get(data.model_key)
     breakdown: dict[str, float | None] = {}
-    notes: dict[str, list[str]] = {}
+    notes: dict[str, list[Component]] = {}
     if data.breakdown is not None:
         for key, _, _ in DIMENSIONS:
             dim: DimensionScore = getattr(data.breakdown, key)
             breakdown[key] = dim.points
-            notes[key] = [_component(c) for c in dim.components] + ([dim.note] if dim.note else [])
+            notes[key] = list(dim.components)
+            if dim.note:
+                notes[key].append(
+                    Component(name="note", points=0, max_points=0, reason=dim.note, sources=[])
+                )
     explanations = [
-        f"{e.field} = {e.value}"
-        + (f" — {e.detail}" if e.detail else "")
-        + (f" (from {', '.join(e.sources)})" if e.sources else "")
-        for e in data.explanations
+        f"{e.field} = {e.value}" + (f" — {e.detail}" if e.detail else "") for e in data.explanations
     ]
     reviews = ""
     if data.reviews is not None:
         reviews = f"visual review: {data.reviews.visual}; code review: {data.reviews.code}".replace(
             "_", " "
         )
+    review_points, review_state, review_note = _review(data)
+    if data.breakdown is not None and review_state == "pending":
+        for key in REVIEW_DIMENSIONS:
+            breakdown[key] = None
     return _finish(
         Row(
             unit=data.unit,
@@ -203,6 +275,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             provisional=data.provisional,
             eligible=data.eligible,
             advances=data.advancement.advanced,
+            projected=bool(getattr(data.advancement, "projected", False)),
             rank=data.rank,
             elapsed_seconds=data.elapsed_seconds,
             cost_usd=data.cost_usd,
@@ -212,6 +285,14 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             invalid_reasons=list(data.invalid_reasons),
             failure_class=data.failure_class,
             explanations=explanations,
+            explanation_sources=[
+                (f"{e.field} = {e.value}" + (f" — {e.detail}" if e.detail else ""), e.sources)
+                for e in data.explanations
+            ],
+            automated=data.automated_score,
+            review_points=review_points,
+            review_state=review_state,
+            review_note=review_note,
             status_reasons=list(data.status_reasons),
             advancement_reason=data.advancement.reason,
             dimension_notes=notes,
@@ -254,6 +335,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             invalid_reasons=list(session.invalid_reasons) if session else [],
             failure_class=session.failure_class if session else "none",
             explanations=["Scoring has not run yet: automated evaluator points only."],
+            automated=float(result.automated_score) if result else None,
         )
     )
 
@@ -271,23 +353,34 @@ def _unscored_status(unit: UnitEvidence) -> str:
     return "gate_failed" if result.hard_gate_failed else "ranked"
 
 
+def tie_key(row: Row) -> tuple[Any, ...]:
+    """The documented tie rule (records.rubric.TIE_RULE) as a sort key."""
+    return (
+        -(row.total if row.total is not None else -1.0),
+        -(row.automated if row.automated is not None else -1.0),
+        row.cost_usd is None,
+        row.cost_usd or 0.0,
+        row.code or "~",
+        row.unit,
+    )
+
+
 def leaderboard_rows(evidence: RoundEvidence) -> list[Row]:
-    """Rows in rank order: ranked first, then unranked scored, invalid, then listed-apart rows."""
+    """Rows in rank order: ranked first, then the other scored rows by the tie rule, invalid,
+    then the rows listed apart; `order` is each row's position (the stable sort's tiebreak)."""
     if evidence.leaderboard is not None:
         rows = [row_from_leaderboard(item, evidence) for item in evidence.leaderboard.units]
     else:
-        rows = [row_from_unit(unit, evidence) for unit in evidence.units.values()]
-    order = {"scored": 0, "invalid": 1, "apart": 2}
-    return sorted(
+        finished = [u for u in evidence.units.values() if u.session is not None]
+        rows = [row_from_unit(unit, evidence) for unit in finished]
+    group = {"scored": 0, "invalid": 1, "apart": 2}
+    ordered = sorted(
         rows,
-        key=lambda r: (
-            order[r.group],
-            r.rank is None,
-            r.rank or 0,
-            -(r.total if r.total is not None else -1),
-            r.unit,
-        ),
+        key=lambda r: (group[r.group], r.rank is None, r.rank or 0, *tie_key(r)),
     )
+    for index, row in enumerate(ordered):
+        row.order = index
+    return ordered
 
 
 def cutoff(evidence: RoundEvidence) -> float | None:

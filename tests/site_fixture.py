@@ -17,6 +17,7 @@ from typing import Any
 
 from scoring_support import CHECKS, GATES
 
+from records.evidence.controls import ControlRow
 from records.evidence.evaluation import (
     Calibration,
     CheckResult,
@@ -385,32 +386,34 @@ def build_evidence(root: Path, *, video: bool = True, leaderboard: bool = True) 
                 video_file = target
             else:
                 target.write_bytes(video_file.read_bytes())
-        write_json(
-            up.commands,
-            [
-                {
-                    "call_id": "c1",
-                    "command": "npm run check",
-                    "exit_code": 2,
-                    "status": "completed",
-                    "output": "src/App.tsx(3,1): error TS2304\n\n| table | *stars* <b>",
-                    "output_truncated": False,
-                    "timestamp": 1796119260000,
-                },
-                {
-                    "call_id": "c2",
-                    "command": "npm run build && echo '<script>'",
-                    "exit_code": 0,
-                    "status": "completed",
-                    "output": "built in 1.2s",
-                    "output_truncated": True,
-                    "timestamp": 1796119320000,
-                },
-            ],
-        )
+        up.events.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "type": "tool_use",
+                        "timestamp": stamp,
+                        "part": {
+                            "type": "tool",
+                            "tool": "bash",
+                            "callID": call,
+                            "state": {
+                                "status": "completed",
+                                "input": {"command": command},
+                                "metadata": {"output": output, "exit": code},
+                            },
+                        },
+                    }
+                )
+                + "\n"
+                for call, command, code, output, stamp in (
+                    ("c1", "npm run check", 2,
+                     "src/App.tsx(3,1): error TS2304\n\n| table | *stars* <b>", 1796119260000),
+                    ("c2", "npm run build && echo '<script>'", 0, "built in 1.2s", 1796119320000),
+                )
+            )
+        )  # fmt: skip
         up.diff.write_text("diff --git a/src/App.tsx b/src/App.tsx\n+export {}\n")
         up.progress.write_text("- [x] `npm run build` passes\n")
-        up.events.write_text("")
     if leaderboard:
         score_round(ROUND, root)  # draws the candidate codes the reviewers use
         codes = json.loads(paths.codes.read_text())["codes"]
@@ -444,28 +447,22 @@ def build_evidence(root: Path, *, video: bool = True, leaderboard: bool = True) 
             duration_s=42.0,
         ),
     )
-    write_json(
-        controls_json(root),
-        {
-            "controls": [
-                {
-                    "control": "reference",
-                    "expected": {"score": 60},
-                    "actual": {"score": 60},
-                    "match": True,
-                },
-                *(
-                    {
-                        "control": f"mutant-{cid}",
-                        "expected": {"loses": cid},
-                        "actual": {"loses": cid},
-                        "match": True,
-                    }
-                    for cid, _, _ in CHECKS
-                ),
-            ]
-        },
-    )
+    controls = [
+        ControlRow(
+            control="reference" if cid is None else f"mutant-{cid}",
+            check=cid,
+            description="the reference solution" if cid is None else f"breaks {cid}",
+            expected_score=60 - pts,
+            actual_score=60 - pts,
+            expected_failed_checks=[cid] if cid else [],
+            actual_failed_checks=[cid] if cid else [],
+            gates_failed=[],
+            match=True,
+            result="controls/reference/result.json" if cid is None else None,
+        )
+        for cid, pts in [(None, 0), *((c, p) for c, _, p in CHECKS)]
+    ]
+    write_json(controls_json(root), [row.model_dump() for row in controls])
     return root
 
 

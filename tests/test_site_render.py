@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import re
 import shutil
 import time
@@ -79,6 +80,8 @@ def test_every_rule_path_is_visible(built: Path) -> None:
     calibration = text(built, "calibration.html")
     assert "Calibration passed" in calibration and "26/60" in calibration
     assert "16 of 16 controls match" in calibration
+    assert "null" not in calibration.split('id="controls"')[1].split("</table>")[0]
+    assert "breaks url-state" in calibration and "55/60" in calibration
     unit = text(built, "units/kimi-r1.html")
     for fact in ("exit 2", "exit 0", "Identity record", "step_ceiling", "129,000", "$2.20"):
         assert fact in unit, fact
@@ -128,12 +131,12 @@ def test_absent_optional_files_are_tolerated(tmp_path: Path) -> None:
         ("units/grok-r1/session.json", "{not json", "not valid JSON"),
         ("units/grok-r1/evaluation/result.json", '{"automated_score": 3}', "field checks"),
         ("calibration.json", '{"automated_score": 26}', "field passed"),
-        ("units/grok-r1/commands.json", '{"commands": 3}', "expected a list of commands"),
+        ("../controls.json", '[{"control": "reference"}]', "field 0.expected_score"),
     ],
 )
 def test_malformed_file_is_named(tmp_path: Path, relative: str, content: str, needle: str) -> None:
     evidence = build_evidence(tmp_path / "evidence", leaderboard=False)
-    target = round_paths(ROUND, evidence).root / relative
+    target = Path(os.path.normpath(round_paths(ROUND, evidence).root / relative))
     target.write_text(content)
     with pytest.raises(RecordError) as caught:
         render_site(ROUND, evidence, tmp_path / "build")

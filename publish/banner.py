@@ -1,0 +1,119 @@
+"""The round banner shown on every page: what kind of round this is, when it ran, and with which
+harness, agent and evaluator (by version and source hash)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from importlib.metadata import PackageNotFoundError, version
+
+from publish.sources import RoundEvidence
+from publish.views import ACHIEVABLE_WITHOUT_REVIEW, Row, parse_time
+
+KIND_LABELS = {
+    "demo": "Demo round",
+    "rehearsal": "Rehearsal round",
+    "real": "Scored round",
+}
+KIND_NOTES = {
+    "demo": "the models are fictional scripts served by the local gateway simulator; "
+    "no real model was tested and no money was spent",
+    "rehearsal": "a dress rehearsal of the real round: its results are not the benchmark's",
+}
+
+
+@dataclass(frozen=True)
+class RoundFacts:
+    round_id: str
+    kind: str
+    kind_label: str
+    kind_note: str
+    date: str
+    harness: str
+    agent: str
+    evaluator: str
+    evaluator_sha: str
+    tools: str
+
+
+def _harness_version() -> str:
+    try:
+        return f"siteos-bench {version('siteos-bench')}"
+    except PackageNotFoundError:
+        return "siteos-bench"
+
+
+def round_kind(evidence: RoundEvidence) -> str:
+    kind = getattr(evidence.settings, "kind", None)
+    if isinstance(kind, str) and kind:
+        return kind
+    return "demo" if evidence.settings.gateway.kind == "simulator" else "real"
+
+
+def _date(evidence: RoundEvidence) -> str:
+    stamps = [
+        parse_time(u.session.started_at) for u in evidence.units.values() if u.session is not None
+    ]
+    days = sorted({s.date().isoformat() for s in stamps if s is not None})
+    if days:
+        return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    frozen = parse_time(evidence.round_record.frozen_at) if evidence.round_record else None
+    return f"frozen {frozen.date().isoformat()}" if frozen else "not run yet"
+
+
+def _agents(evidence: RoundEvidence) -> str:
+    seen = sorted(
+        {f"{u.session.agent.name} {u.session.agent.version}" for u in evidence.units.values()
+         if u.session is not None}
+    )  # fmt: skip
+    if seen:
+        return ", ".join(s.replace("opencode", "OpenCode") for s in seen)
+    return f"OpenCode {evidence.settings.opencode_version}"
+
+
+def _tools(evidence: RoundEvidence) -> str:
+    versions = evidence.round_record.tool_versions if evidence.round_record else {}
+    chromium = (versions.get("chromium") or "").split(" built", 1)[0]
+    parts = [chromium, f"Playwright {versions.get('playwright') or '?'}"]
+    parts.append(f"axe-core {versions.get('axe-core') or '?'}")
+    return ", ".join(p for p in parts if p)
+
+
+def round_facts(evidence: RoundEvidence) -> RoundFacts:
+    kind = round_kind(evidence)
+    record = evidence.round_record
+    sha = record.evaluator_sha256 if record else ""
+    return RoundFacts(
+        round_id=evidence.round_id,
+        kind=kind,
+        kind_label=KIND_LABELS.get(kind, f"{kind.title()} round"),
+        kind_note=KIND_NOTES.get(kind, ""),
+        date=_date(evidence),
+        harness=_harness_version(),
+        agent=_agents(evidence),
+        evaluator=f"evaluator {sha[:12]}" if sha else "evaluator (round not frozen)",
+        evaluator_sha=sha,
+        tools=_tools(evidence),
+    )
+
+
+def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
+    """The banner's HTML; `@BASE@` stands for the page's relative path to the site root."""
+    facts = round_facts(evidence)
+    scored = [r for r in rows if r.group == "scored"]
+    provisional = any(r.review_state != "complete" for r in scored)
+    note = f": {escape(facts.kind_note)}" if facts.kind_note else ""
+    parts = [
+        f'<strong class="sb-banner__kind sb-banner__kind--{escape(facts.kind)}">'
+        f"{escape(facts.kind_label)}</strong> <code>{escape(facts.round_id)}</code>{note}.",
+        f"Run {escape(facts.date)} · harness {escape(facts.harness)} · agent "
+        f"{escape(facts.agent)} · <span title=\"sha256 of the evaluator's sources: "
+        f'{escape(facts.evaluator_sha)}">{escape(facts.evaluator)}</span> '
+        f"({escape(facts.tools)}).",
+    ]
+    if provisional:
+        parts.append(
+            '<a href="@BASE@/leaderboard.html#provisional">Provisional</a>: blind reviews '
+            f"are missing, so totals are out of {ACHIEVABLE_WITHOUT_REVIEW} achievable."
+        )
+    return '<div class="sb-banner">' + " ".join(parts) + "</div>"

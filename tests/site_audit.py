@@ -1,0 +1,142 @@
+"""Judge the built results site with the evaluator's own no-overflow and axe code.
+
+Run as a child process inside a loopback-only network namespace (see test_site_audit.py):
+`python tests/site_audit.py SITE_DIR OUT_JSON [SHOTS_DIR]`. Serves the site on 127.0.0.1, then,
+for every page type at 360, 768 and 1440 px in the light and the dark scheme, loads it through
+the evaluator's `CheckContext` (its h1 wait and settled state), measures horizontal overflow with
+`record_overflow` and runs axe with `ctx.axe` (serious and critical violations only, the same
+rule set the models are judged by). Writes one record per visit as JSON; with SHOTS_DIR it also
+keeps a screenshot of each visit.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from evaluator.browser import RequestLog, guard_context, launch  # noqa: E402
+from evaluator.checks.base import CheckContext, Facts  # noqa: E402
+
+WIDTHS = (360, 768, 1440)
+SCHEMES = ("default", "slate")
+
+
+class Handler(SimpleHTTPRequestHandler):
+    """Static files with UTF-8 declared for text, as a plain web server would send them."""
+
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".html": "text/html; charset=utf-8",
+        ".js": "application/javascript",
+        ".css": "text/css",
+        ".svg": "image/svg+xml",
+        ".webp": "image/webp",
+    }
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+def page_types(site: Path) -> list[tuple[str, str]]:
+    """(label, path) of one page of every kind the site has."""
+    fixed = ["index", "leaderboard", "checks", "cost", "cohort", "calibration", "methodology",
+             "downloads", "units/index"]  # fmt: skip
+    pages = [(name, f"/{name}.html") for name in fixed if (site / f"{name}.html").is_file()]
+    units = sorted(p for p in (site / "units").glob("*.html") if p.stem != "index")
+    unit_pages = [p for p in units if not p.stem.endswith("-transcript")]
+    transcripts = [p for p in units if p.stem.endswith("-transcript")]
+    if unit_pages:
+        pages.append(("unit", f"/units/{unit_pages[0].name}"))
+    if transcripts:
+        biggest = max(transcripts, key=lambda p: p.stat().st_size)
+        pages.append(("transcript", f"/units/{biggest.name}"))
+    viewers = sorted((site / "evidence").rglob("*.html"))
+    if viewers:
+        pages.append(("evidence viewer", "/" + viewers[0].relative_to(site).as_posix()))
+    pages.append(("not found", "/404.html"))
+    return pages
+
+
+def use_scheme(page: Page, scheme: str) -> None:
+    """Switch Material's palette with its own toggle (remembered for the next pages)."""
+    current = page.evaluate("() => document.body.getAttribute('data-md-color-scheme')")
+    if current in (None, scheme):
+        return
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.wait_for_function(
+        "s => document.body.getAttribute('data-md-color-scheme') === s", arg=scheme, timeout=3000
+    )
+
+
+def audit(site: Path, shots: Path | None) -> list[dict[str, Any]]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    found: list[dict[str, Any]] = []
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        for scheme in SCHEMES:
+            context = browser.new_context()
+            requests = RequestLog()
+            guard_context(context, requests)
+            facts = Facts()
+            ctx = CheckContext(context, base, None, facts, requests)  # type: ignore[arg-type]
+            for label, path in page_types(site):
+                for width in WIDTHS:
+                    ctx.goto(path, width=width)
+                    use_scheme(ctx.page, scheme)
+                    ctx.settle()
+                    overflow = ctx.record_overflow(f"{label} {scheme}")
+                    violations = ctx.axe(f"{label} @ {width}px {scheme}")
+                    found.append(
+                        {
+                            "page": label,
+                            "path": path,
+                            "width": width,
+                            "scheme": scheme,
+                            "overflow_px": overflow,
+                            "serious": [
+                                {
+                                    "id": v["id"],
+                                    "impact": v.get("impact"),
+                                    "help": v.get("help"),
+                                    "targets": [
+                                        " ".join(n.get("target", [])) for n in v.get("nodes", [])
+                                    ][:5],
+                                }
+                                for v in violations
+                            ],
+                        }
+                    )
+                    if shots is not None:
+                        name = f"{label.replace(' ', '-').replace('/', '-')}-{width}-{scheme}.png"
+                        ctx.page.screenshot(path=str(shots / name), full_page=True, timeout=60_000)
+            found.append({"blocked": requests.blocked, "scheme": scheme})
+            ctx.close()
+            context.close()
+        browser.close()
+    server.shutdown()
+    return found
+
+
+def main(argv: list[str]) -> int:
+    site, target = Path(argv[0]), Path(argv[1])
+    shots = Path(argv[2]) if len(argv) > 2 else None
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(audit(site, shots), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

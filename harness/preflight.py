@@ -18,11 +18,13 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from harness.agents import Agent, agent_for
+from harness.agents import Agent, default_agent
+from harness.catalogue.check import check_candidate
+from harness.catalogue.live import catalogue_from_client
 from harness.gateway.client import OpenRouterClient
 from harness.invalidation import check_identity
-from harness.session.evidence import now_iso, remove_scratch, save_trace
-from harness.session.run import run_session
+from harness.session.evidence import AGENT_STDERR, now_iso, remove_scratch, save_commands
+from harness.session.run import SessionFiles, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import final_diff, git_init
@@ -30,9 +32,8 @@ from harness.unit import scratch_root
 from records.evidence.round import CatalogueCheck, NotTestableClass, PreflightRecord, ProbeRecord
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import atomic_write_bytes, read_record, write_record
-from records.layout import EVIDENCE_DIR, ProbePaths, round_paths
+from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
 
-REQUIRED_PARAMETERS = ("tools", "tool_choice")
 PROBE_WALL_CLOCK = 300.0
 PROBE_OUTAGE_SECONDS = 60.0
 PROBE_FILE = "probe.txt"
@@ -48,37 +49,23 @@ def probe_prompt(n: int, text: str) -> bytes:
 
 
 def check_catalogue(upstream: Upstream, candidate: Candidate) -> CatalogueCheck:
-    """Exact id present, canonical_slug equals the frozen slug, tools and tool_choice advertised."""
+    """The gateway's `/models` through the same check as `python -m harness.catalogue check`:
+    the exact id listed, canonical_slug equal to the frozen slug, tools and tool_choice advertised.
+
+    The verdict is the check's route gate; an input mismatch (the frozen reasoning policy against
+    the route's documented reasoning) is recorded in the detail but is not the model's failure
+    (the round's catalogue stage refuses such a cohort before anything is spent)."""
     with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
-        models = {m.id: m for m in client.list_models()}
-    check = CatalogueCheck(
-        route=candidate.route, expected_slug=candidate.expected_canonical_slug, present=False
-    )
-    model = models.get(candidate.route)
-    if model is None:
-        return check.model_copy(update={"detail": f"{candidate.route} is not in /models"})
-    params = list(model.supported_parameters)
-    missing = [p for p in REQUIRED_PARAMETERS if p not in params]
-    slug_ok = model.canonical_slug == candidate.expected_canonical_slug
-    problems = []
-    if not slug_ok:
-        problems.append(
-            f"canonical_slug {model.canonical_slug!r} != expected "
-            f"{candidate.expected_canonical_slug!r}"
-        )
-    if missing:
-        problems.append(f"not advertised: {', '.join(missing)}")
-    return check.model_copy(
-        update={
-            "present": True,
-            "canonical_slug": model.canonical_slug,
-            "slug_matches": slug_ok,
-            "supported_parameters": params,
-            "tools_supported": not missing,
-            "passed": not problems,
-            "detail": "; ".join(problems),
-        }
-    )
+        route = check_candidate(candidate, catalogue_from_client(client))
+    gate = [f"{m.field}: {m.detail}" for m in route.mismatches if m.kind == "route"]
+    inputs = [f"input {m.field}: {m.detail}" for m in route.mismatches if m.kind != "route"]
+    return CatalogueCheck(
+        route=candidate.route, expected_slug=candidate.expected_canonical_slug,
+        present=route.present, canonical_slug=route.canonical_slug,
+        slug_matches=route.slug_matches, supported_parameters=route.supported_parameters,
+        tools_supported=route.tools and route.tool_choice, passed=route.gate_passed,
+        detail="; ".join([*gate, *inputs]),
+    )  # fmt: skip
 
 
 def _probe_worktree(root: Path, n: int) -> str:
@@ -101,7 +88,6 @@ def run_probe(
     outage_seconds: float = PROBE_OUTAGE_SECONDS,
 ) -> ProbeRecord:
     """One isolated probe; its events, gateway log and commands go to `probe_dir`."""
-    files = ProbePaths(probe_dir)
     probe_dir.mkdir(parents=True, exist_ok=True)
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{candidate.key}-probe{n}-", dir=scratch_root()))
@@ -113,13 +99,14 @@ def run_probe(
         outcome = run_session(
             agent=agent, upstream=upstream, candidate=candidate, settings=settings,
             worktree=worktree, home=home, socket_dir=scratch / "gw",
-            files=files,
+            files=SessionFiles(probe_dir / "events.jsonl", probe_dir / "gateway.jsonl",
+                               probe_dir / AGENT_STDERR),
             title=f"{candidate.key}-probe-{n}", prompt=probe_prompt(n, text),
             isolated=isolated, wall_clock_seconds=wall_clock_seconds,
             outage_seconds=outage_seconds,
         )  # fmt: skip
-        atomic_write_bytes(files.diff, final_diff(worktree, base))
-        save_trace(files, outcome.trace)
+        atomic_write_bytes(probe_dir / "worktree.diff", final_diff(worktree, base))
+        save_commands(UnitPaths(probe_dir), outcome.trace)
         content = (worktree / PROBE_FILE).read_text(errors="replace")
         edited = text in content and any(e.endswith(PROBE_FILE) for e in outcome.trace.edits)
         ran = any(c.status == "completed" and c.exit_code == 0 for c in outcome.trace.commands)
@@ -155,7 +142,7 @@ def run_probe(
             upstream_errors=gw.upstream_errors, error_classes=sorted(gw.error_classes),
             cost_usd=gw.cost_usd, detail="; ".join(detail),
         )  # fmt: skip
-        write_record(files.record, record)
+        write_record(probe_dir / "probe.json", record)
         return record
     finally:
         remove_scratch(scratch)
@@ -196,7 +183,7 @@ def run_preflight(
     target = paths.preflight(model_key)
     if target.exists():
         return read_record(target, PreflightRecord)
-    agent = agent or agent_for(settings.agent, f"round {round_id!r}")
+    agent = agent or default_agent()
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     started = now_iso()
     probes: list[ProbeRecord] = []

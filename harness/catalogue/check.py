@@ -208,7 +208,7 @@ def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
     if route is None:
         miss = Mismatch(
             key=key, route=rid, field="present", kind="route", expected="listed", found="absent",
-            detail=f"{rid} is not in the catalogue ({where})",
+            detail=f"{rid} is not in /models ({where})",
         )  # fmt: skip
         return base.model_copy(update={"mismatches": [miss]})
     mismatches: list[Mismatch] = []

@@ -18,7 +18,8 @@ from typing import Any
 
 import git
 
-from harness import freeze
+import harness
+from records.evidence.round import RoundRecord
 from records.io import read_json, read_record
 from records.layout import EVIDENCE_DIR, REPO_ROOT, round_paths
 from records.tools import tool_versions
@@ -36,11 +37,11 @@ def tag_name(round_id: str) -> str:
 
 def fingerprint(round_id: str) -> dict[str, str]:
     """The current checkout's hashes of everything a frozen round depends on."""
-    inputs = freeze.current_inputs(round_id)
+    inputs = harness.current_inputs(round_id)
     versions = json.dumps(tool_versions(), sort_keys=True, separators=(",", ":"))
     return {
         **inputs.model_dump(),
-        "evaluator_sha256": freeze.evaluator_sha256(),
+        "evaluator_sha256": harness.evaluator_sha256(),
         "tool_versions_sha256": hashlib.sha256(versions.encode()).hexdigest(),
     }
 
@@ -64,7 +65,7 @@ def tag_message(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> str:
     calibration = _calibration(round_id, evidence_dir)
     if not paths.round_json.exists():
         raise TagRefused(f"{paths.round_json}: the round was never frozen: run the freeze stage")
-    frozen = read_record(paths.round_json, freeze.RoundRecord)
+    frozen = read_record(paths.round_json, RoundRecord)
     current = fingerprint(round_id)
     drift = [k for k, v in frozen.inputs.model_dump().items() if current[k] != v]
     if drift:

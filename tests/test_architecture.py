@@ -1,0 +1,147 @@
+"""The import graph of the packages (docs/architecture.md), checked on every module's source.
+
+- `records` imports nothing of the project; `sandbox` only `records`;
+- `harness` and `evaluator` import `records` and `sandbox`, `scoring` only `records`, and none of
+  the three imports another: they meet only in the evidence (records);
+- `publish` imports `records` and otherwise only package APIs: a name a package's `__init__`
+  lists in `__all__` (`from scoring import score_round`, `harness.current_inputs`).
+
+Every import counts, including those inside functions and `importlib.import_module("...")`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from records.layout import REPO_ROOT
+
+PACKAGES = ("records", "sandbox", "harness", "evaluator", "scoring", "publish")
+ALLOWED = {
+    "records": {"records"},
+    "sandbox": {"sandbox", "records"},
+    "harness": {"harness", "records", "sandbox"},
+    "evaluator": {"evaluator", "records", "sandbox"},
+    "scoring": {"scoring", "records"},
+    "publish": {"publish", "records"},
+}
+API_USERS = {"publish"}  # may also use the other packages' __init__ APIs
+
+
+def package_api(package: str) -> set[str]:
+    """The names `<package>/__init__.py` lists in `__all__` (read from its source)."""
+    tree = ast.parse((REPO_ROOT / package / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def violations(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Every import of `module`'s source that breaks the graph, as 'module: import'."""
+    own = module.split(".")[0]
+    allowed = ALLOWED[own]
+    found: list[str] = []
+
+    def check(target: str, names: tuple[str, ...] = ()) -> None:
+        top = target.split(".")[0]
+        if top not in PACKAGES or top in allowed:
+            return
+        if own in API_USERS and target == top:
+            api = package_api(top)
+            bad = [n for n in names if n not in api] if names else []
+            if not bad:
+                return
+            found.append(f"{module}: from {target} import {', '.join(bad)} (not in {top}.__all__)")
+            return
+        found.append(f"{module}: imports {target}" + (f" ({', '.join(names)})" if names else ""))
+
+    tree = ast.parse(source)
+    imported_whole: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                check(alias.name)
+                if alias.asname is None and "." not in alias.name:
+                    imported_whole.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            check(_absolute(node, module, is_package), tuple(a.name for a in node.names))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            check(node.args[0].value)
+    for node in ast.walk(tree):  # `import harness` then `harness.x`: x must be in its API
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported_whole
+            and node.value.id in PACKAGES
+            and node.value.id not in allowed
+            and node.attr not in package_api(node.value.id)
+        ):
+            found.append(f"{module}: uses {node.value.id}.{node.attr} (not in its __all__)")
+    return found
+
+
+def project_modules() -> list[Path]:
+    return sorted(
+        path
+        for package in PACKAGES
+        for path in (REPO_ROOT / package).rglob("*.py")
+        if "node_modules" not in path.parts
+    )
+
+
+def test_the_import_graph_holds() -> None:
+    found = [
+        v
+        for path in project_modules()
+        for v in violations(path.read_text(), module_name(path), path.name == "__init__.py")
+    ]
+    assert not found, "import graph broken:\n  " + "\n  ".join(found)
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "bad"),
+    [
+        ("records.x", "from harness.freeze import freeze", True),
+        ("records.x", "from records.io import read_json", False),
+        ("sandbox.x", "import evaluator.build", True),
+        ("scoring.x", "from harness.agents.opencode import OpenCodeAgent", True),
+        ("scoring.x", "def f():\n    from evaluator.checks import CHECKS", True),
+        ("scoring.x", "import importlib\nimportlib.import_module('harness.unit')", True),
+        ("harness.x", "from evaluator.evaluate import evaluate", True),
+        ("evaluator.x", "from sandbox import run_process", False),
+        ("evaluator.x", "from scoring import score_round", True),
+        ("publish.x", "from scoring import score_round", False),
+        ("publish.x", "from scoring.advancement import MARGIN", True),
+        ("publish.x", "from harness import freeze", True),
+        ("publish.x", "import harness\nharness.current_inputs('r')", False),
+        ("publish.x", "import harness\nharness.unit.run_unit()", True),
+        ("scoring.sub.x", "from .. import model", False),
+    ],
+)
+def test_the_checker_catches_what_it_should(module: str, source: str, bad: bool) -> None:
+    assert bool(violations(source, module)) is bad

@@ -242,11 +242,27 @@ def unit_evidence_files(*attributes: str) -> list[str]:
 
 @create_after(executed="evaluate")
 def task_packets() -> dict[str, Any]:
-    """Blind review packets: candidate codes, screenshots, video, anonymised diff; leak scan."""
+    """Blind review packets: secret candidate codes, reviewer pages, redaction, identity flags.
+
+    A demo round also turns its scripted, unit-keyed demo review sheets into code-keyed sheets
+    (scoring/demo_reviews.py; never for a real round)."""
+    from scoring.demo_reviews import demo_sheets
+
+    actions: list[Any] = [(stage, ["scoring:build_packets", ROUND])]
+    demo = [str(p) for p in demo_sheets(ROUND)] if SETTINGS.kind == "demo" else []
+    if demo:
+        actions.append((stage, ["scoring.demo_reviews:write_demo_reviews", ROUND]))
     return {
-        "actions": [(stage, ["scoring:build_packets", ROUND])],
-        "file_dep": unit_evidence_files("session", "trace", "diff", "progress", "result"),
-        "targets": [str(PATHS.packets_index), str(PATHS.codes)],
+        "actions": actions,
+        "file_dep": [
+            *unit_evidence_files("session", "trace", "diff", "progress", "result", "page_text"),
+            *demo,
+        ],
+        "targets": [
+            str(PATHS.packets_index),
+            str(PATHS.codes),
+            *[str(PATHS.reviews_dir / f"{Path(p).stem}.csv") for p in demo],
+        ],
     }
 
 
@@ -264,6 +280,7 @@ def task_score() -> dict[str, Any]:
             *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
             str(PATHS.codes),
             *review_sheets(),
+            *[str(p) for p in (PATHS.unsealing,) if p.exists()],
             *SCORING_FILES,
         ],
         "targets": [str(PATHS.leaderboard)],
@@ -273,8 +290,11 @@ def task_score() -> dict[str, Any]:
 @create_after(executed="score")
 def task_site() -> dict[str, Any]:
     """Render the results site from evidence/ and build it with `mkdocs build --strict`."""
-    round_evidence = [  # everything the site may show; packets are for reviewers only
-        path for path in files_below(PATHS.root) if not Path(path).is_relative_to(PATHS.packets_dir)
+    round_evidence = [  # everything the site may show; packets and private/ never
+        path
+        for path in files_below(PATHS.root)
+        if not Path(path).is_relative_to(PATHS.packets_dir)
+        and not Path(path).is_relative_to(PATHS.private_dir)
     ]
     sources = [
         *round_evidence,

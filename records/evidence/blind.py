@@ -159,3 +159,22 @@ class CodeMap(Record):
         "while sealed, candidate_code is empty, every other field that names candidate codes "
         "names unit ids instead, and per-reviewer scores are withheld"
     )
+
+
+class DemoReviewRow(Record):
+    unit: str
+    visual: float | None = None
+    code_quality: float | None = None
+    notes: str = ""
+
+
+class DemoReviewSheet(Record):
+    """`benchmark/demo/reviews/<reviewer>.json`: a SCRIPTED demo review, keyed by unit because the
+    demo's codes are secret and drawn at packet time; `python -m scoring.demo_reviews` turns it into
+    `reviews/<reviewer>.csv` through the private map, for demo rounds only. Never a real review."""
+
+    schema_version: int = 1
+    scripted: Literal[True] = Field(description="always true: says this is no human review")
+    rounds: list[str] = Field(min_length=1, description="the demo rounds it applies to")
+    note: str = ""
+    rows: list[DemoReviewRow]

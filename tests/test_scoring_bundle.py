@@ -12,7 +12,8 @@ from scoring_support import make_round, make_unit, result, session
 from records.evidence.blind import DemoReviewSheet
 from records.inputs import load_round
 from records.io import RecordError, read_record
-from records.layout import round_paths
+from records.layout import REPO_ROOT, round_paths
+from records.rubric import REVIEW_CRITERIA, REVIEW_RANGES
 from scoring.bundle import write_bundle
 from scoring.codes import load_codes
 from scoring.demo_reviews import DEMO_REVIEWS_DIR, PREFIX, write_demo_reviews
@@ -87,3 +88,13 @@ def test_demo_reviews_become_code_keyed_sheets_and_finish_the_board(tmp_path: Pa
     assert load_round("round-0").kind == "real"
     with pytest.raises(RecordError, match="demo-only"):
         write_demo_reviews("round-0", tmp_path)
+
+
+def test_the_written_rubric_is_the_one_in_records() -> None:
+    text = (REPO_ROOT / "docs" / "review-rubric.md").read_text()
+    for criterion in REVIEW_CRITERIA:
+        row = f"| {criterion.title} | {criterion.points:g} | {criterion.looks_for} |"
+        assert row in text, row
+    for dimension, points in REVIEW_RANGES.items():
+        assert sum(c.points for c in REVIEW_CRITERIA if c.dimension == dimension) == points
+    assert "Visual craft (0–20)" in text and "Code quality (0–10)" in text

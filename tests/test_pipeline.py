@@ -171,3 +171,60 @@ def test_changed_prompt_inside_a_scored_round_is_refused(demo: tuple[dict[str, s
     assert "prompt_sha256" in proc.stdout + proc.stderr
     assert "new round" in proc.stdout + proc.stderr
     assert round_paths("demo", evidence).round_json.read_bytes() == before
+
+
+def test_blind_review_in_the_demo(demo: tuple[dict[str, str], Path]) -> None:
+    """Scripted sheets give final totals, one third review and the unsealed map; the signing
+    model's packet is redacted and its screenshots flagged, and every packet was built."""
+    _, evidence = demo
+    rpaths = round_paths("demo", evidence)
+    board = leaderboard(evidence)
+    scored = [r for r in board["units"] if r["status"] in ("ranked", "gate_failed")]
+    assert scored and not any(r["provisional"] for r in scored)
+    assert board["code_map"]["sealed"] is False
+    assert board["code_map"]["unsealed_by"] == "reviews_complete"
+    third = [r for r in scored if r["agreement"]["visual"]["reviewers"] == 3]
+    assert [r["model_key"] for r in third] == ["strong-builder"]
+    assert third[0]["agreement"]["visual"]["third_review"] is True
+    report = json.loads(rpaths.packet_report.read_text())
+    signer = next(p for p in report["packets"] if p["unit"] == "signer-r1")
+    assert signer["flags"] == ["text_redacted", "media_shows_identity"]
+    assert any(m.startswith("screenshots/") for m in signer["media_showing_identity"])
+    packet = rpaths.packets_dir / signer["code"]
+    assert "Inkwell" not in (packet / "changes.diff").read_text()
+    assert "[redacted]" in (packet / "changes.diff").read_text()
+    index = json.loads(rpaths.packets_index.read_text())
+    assert sorted(index["codes"]) == sorted(r["candidate_code"] for r in scored)
+    site = evidence.parent / "build" / "site"
+    for path in site.rglob("*"):
+        assert "private" not in path.parts and "code-secret" not in path.name
+
+
+def test_a_row_exported_by_the_reviewer_page_rescores_only(
+    demo: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    from sandbox.netns import loopback_netns_argv
+
+    env, evidence = demo
+    rpaths = round_paths("demo", evidence)
+    code = json.loads(rpaths.packets_index.read_text())["codes"][0]
+    out = tmp_path / "observed.json"
+    driver = Path(__file__).with_name("reviewer_page_browser.py")
+    packet = rpaths.packets_dir / code
+    proc = subprocess.run(
+        loopback_netns_argv([sys.executable, str(driver), str(packet), str(out)]),
+        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(out.read_text())
+    assert seen["blocked"] == [] and seen["error"] == ""
+    sheet = rpaths.reviews_dir / seen["download_name"]
+    sheet.write_text(seen["csv"])
+    try:
+        ran = doit(env, *PIPELINE)
+    finally:
+        sheet.unlink()
+    executed = [line[3:].strip() for line in ran.stdout.splitlines() if line.startswith(". ")]
+    assert executed == ["score", "site"], executed
+    row = next(r for r in leaderboard(evidence)["units"] if r["candidate_code"] == code)
+    assert "review:rev-x" in [c["name"] for c in row["breakdown"]["visual"]["components"]]

@@ -1,7 +1,8 @@
 """Scoring, blind review and ranking (seed: "Score (100)", "Gates", "Advancement").
 
 Entry points: `build_packets(round_id)` and `score_round(round_id)`; or
-`python -m scoring packets|score --round R`.
+`python -m scoring packets|score --round R`, `python -m scoring unseal R --reason ...`,
+`python -m scoring.packets bundle --reviewer X --round R`.
 """
 
 from records.evidence.scoring import Leaderboard

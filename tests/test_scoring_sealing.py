@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scoring_support import make_round, make_unit, result
+from scoring_support import make_round, make_unit, result, session
 
 from records.evidence.blind import Unsealing
+from records.evidence.scoring import Leaderboard
 from records.io import read_record
+from records.layout import round_paths
 from scoring.__main__ import main
 from scoring.codes import load_codes
 from scoring.evidence import RoundContext
@@ -94,3 +96,22 @@ def test_agreement_shows_spread_and_the_third_review(tmp_path: Path) -> None:
     third = rows["strong-builder-r1"].agreement
     assert third is not None and third.visual.reviewers == 3 and third.visual.third_review
     assert third.visual.status == "complete" and not board.code_map.sealed  # type: ignore[union-attr]
+
+
+def test_unseal_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ctx = make_round(tmp_path)
+    ctx = RoundContext("demo", ctx.seed, ctx.cohort, round_paths("demo", tmp_path))
+    make_unit(ctx, "strong-builder", session("strong-builder", round_id="demo"), result())
+    build_round_packets(ctx)
+    evidence = ["--evidence-dir", str(tmp_path)]
+    assert main(["score", "demo", *evidence]) == 0
+    assert read_record(ctx.paths.leaderboard, Leaderboard).code_map.sealed  # type: ignore[union-attr]
+    with pytest.raises(SystemExit):
+        main(["unseal", "demo", *evidence])  # no reason: refused before anything is written
+    assert not ctx.paths.unsealing.exists()
+    assert main(["unseal", "demo", "--reason", "audit", "--by", "ops", *evidence]) == 0
+    assert "code map revealed" in capsys.readouterr().out
+    board = read_record(ctx.paths.leaderboard, Leaderboard)
+    assert board.code_map is not None and board.code_map.unsealed_by == "operator"
+    assert board.units[0].candidate_code is not None
+    assert read_record(ctx.paths.unsealing, Unsealing).reason == "audit"

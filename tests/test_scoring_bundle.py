@@ -98,3 +98,16 @@ def test_the_written_rubric_is_the_one_in_records() -> None:
     for dimension, points in REVIEW_RANGES.items():
         assert sum(c.points for c in REVIEW_CRITERIA if c.dimension == dimension) == points
     assert "Visual craft (0–20)" in text and "Code quality (0–10)" in text
+
+
+UNSCORED = ("Not testable", "Invalid", "Provider outage", "Harness failure")
+
+
+def test_demo_sheets_review_every_scored_demo_unit() -> None:
+    """A scored demo unit without two scripted reviews keeps the demo provisional and sealed."""
+    from scoring_support import demo_cohort
+
+    scored = {f"{c.key}-r1" for c in demo_cohort().candidates if not c.notes.startswith(UNSCORED)}
+    for reviewer in ("demo-a", "demo-b"):
+        sheet = read_record(DEMO_REVIEWS_DIR / f"{reviewer}.json", DemoReviewSheet)
+        assert scored <= {r.unit for r in sheet.rows}, (reviewer, scored - {r.unit for r in sheet.rows})

@@ -38,7 +38,7 @@ PATHS = round_paths(ROUND)
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
 # The stages of a round, in order; a plain `doit` also runs the evaluator controls.
-PIPELINE = ["freeze", "calibrate", "spend", "preflight", "order", "unit", "evaluate"]
+PIPELINE = ["freeze", "calibrate", "catalogue", "spend", "preflight", "order", "unit", "evaluate"]
 PIPELINE += ["packets", "score", "site"]
 
 DOIT_CONFIG: dict[str, Any] = {
@@ -118,6 +118,18 @@ def task_controls() -> dict[str, Any]:
     }
 
 
+def task_catalogue() -> dict[str, Any]:
+    """Check the cohort against the gateway's catalogue: ids, slugs, tools, reasoning, prices."""
+    simulation = SETTINGS.simulation
+    snapshot = [str(simulation.catalogue_path)] if simulation is not None else []
+    return {
+        "actions": [(stage, ["harness.catalogue.stage:catalogue_stage", ROUND])],
+        "file_dep": [str(SETTINGS.cohort_path), str(round_settings_path(ROUND)), *snapshot],
+        "targets": [str(PATHS.catalogue)],
+        "verbosity": 2,
+    }
+
+
 def task_spend() -> dict[str, Any]:
     """Say what the round may spend, and refuse a paid round without OPENROUTER_API_KEY."""
 
@@ -134,6 +146,10 @@ def task_spend() -> dict[str, Any]:
             f"probes, then at most {units} scored units with a ${ceiling:.2f} budget ceiling each "
             f"(at most ${units * ceiling:.2f} for the scored units)"
         )
+        from harness.catalogue.stage import price_lines
+
+        for line in price_lines(ROUND):
+            print(line)
         return True
 
     plan = {
@@ -144,6 +160,7 @@ def task_spend() -> dict[str, Any]:
     }
     return {
         "actions": [announce],
+        "file_dep": [str(PATHS.catalogue)],  # the prices it announces (the catalogue stage's)
         "task_dep": ["calibrate"],
         "uptodate": [config_changed(plan)],  # said again whenever the plan or the key changes
         "verbosity": 2,

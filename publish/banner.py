@@ -18,7 +18,9 @@ KIND_LABELS = {
 KIND_NOTES = {
     "demo": "the models are fictional scripts served by the local gateway simulator; "
     "no real model was tested and no money was spent",
-    "rehearsal": "a dress rehearsal of the real round: its results are not the benchmark's",
+    "rehearsal": "a dress rehearsal of the real round: its real cohort and catalogue, but every "
+    "model is a script served by the local gateway simulator; no real model was tested, no money "
+    "was spent, and its results are not the benchmark's",
 }
 
 

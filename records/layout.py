@@ -6,6 +6,7 @@ evidence/
   <round>/
     round.json                        frozen input hashes (freeze stage)
     calibration.json                  calibration verdict; calibration/ holds the evaluator output
+    catalogue.json                    the cohort against the gateway's catalogue, before spending
     preflight/<model>/preflight.json  catalogue check + three probes; probe-<n>/ per probe
                                       (probe.json and the session files of a unit)
     order.json                        frozen run order of qualified routes
@@ -240,6 +241,11 @@ class RoundPaths:
     @property
     def calibration_dir(self) -> Path:
         return self.root / "calibration"
+
+    @property
+    def catalogue(self) -> Path:
+        """The catalogue stage's report (`harness.catalogue`), written before anything is spent."""
+        return self.root / "catalogue.json"
 
     @property
     def preflight_dir(self) -> Path:

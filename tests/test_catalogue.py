@@ -253,3 +253,78 @@ def test_live_check_of_a_paid_round_needs_the_key(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(LiveCatalogueUnavailable, match="OPENROUTER_API_KEY"):
         fetch_live_catalogue(load_round("round-0"))
     assert main(["check", "--round", "round-0", "--live"]) == 2
+
+
+# -- the rehearsal: round-0's cohort served by the simulator with the snapshot catalogue ---------
+
+
+def test_rehearsal_round_is_round0_with_a_simulated_gateway() -> None:
+    real, rehearsal = load_round("round-0"), load_round("round-0-rehearsal")
+    assert (real.kind, rehearsal.kind) == ("real", "rehearsal")
+    assert rehearsal.cohort_path == real.cohort_path  # the exact cohort file, same hash
+    for field in ("ceilings", "seed", "probes", "repetitions", "node_version"):
+        assert getattr(rehearsal, field) == getattr(real, field), field
+    assert rehearsal.simulation is not None and not rehearsal.requires_api_key
+    assert rehearsal.simulation.catalogue_path == DEFAULT_SNAPSHOT
+    cohort = load_cohort(rehearsal.cohort_path)
+    assert list(rehearsal.simulation.scripts) == [c.key for c in cohort.candidates]
+    for script in rehearsal.simulation.scripts.values():
+        assert (BENCHMARK_DIR / script).is_file(), script
+
+
+def test_simulator_serves_the_snapshot_with_canonical_slugs(snapshot: Catalogue) -> None:
+    import httpx
+    from gateway_support import loopback_only
+
+    from harness.gateway.simulator import Simulator
+    from harness.gateway.simulator.catalogue import live_shape
+
+    settings = load_round("round-0-rehearsal")
+    key = {"Authorization": "Bearer sk-test"}
+    with loopback_only(), Simulator.from_rehearsal(settings) as sim:
+        models = httpx.get(f"{sim.base_url}/models").json()["data"]
+        assert len(models) == snapshot.source.listed
+        by_id = {m["id"]: m for m in models}
+        assert by_id["anthropic/claude-opus-5"] == live_shape(
+            snapshot.raw["anthropic/claude-opus-5"]
+        )
+        assert isinstance(by_id["anthropic/claude-opus-5"]["created"], int)
+        assert "mistralai/devstral-2512" not in by_id and "openai/gpt-6-astra" not in by_id
+        endpoint = httpx.get(f"{sim.base_url}/models/x-ai/grok-4.6/endpoints").json()["data"]
+        assert endpoint["endpoints"][0]["pricing"]["completion"] == "0.000006"
+        body = {"model": "x-ai/grok-4.6", "messages": [{"role": "user", "content": "hi"}]}
+        reply = httpx.post(f"{sim.base_url}/chat/completions", json=body, headers=key).json()
+        assert reply["model"] == "x-ai/grok-4.6-20260810"  # the canonical slug, as live
+        gone = {"model": "mistralai/devstral-2512", "messages": body["messages"]}
+        assert (
+            httpx.post(f"{sim.base_url}/chat/completions", json=gone, headers=key).status_code
+            == 400
+        )
+
+
+def test_catalogue_stage_writes_the_report_and_refuses_input_mismatches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.catalogue import stage
+
+    assert stage.catalogue_stage("round-0-rehearsal", tmp_path)
+    report = stage.read_report("round-0-rehearsal", tmp_path)
+    assert report is not None and report.catalogue.kind == "live"
+    assert [(m.key, m.field) for m in report.mismatches] == [("devstral", "present")]
+    lines = stage.price_lines("round-0-rehearsal", tmp_path)
+    assert any("claude-opus" in line and "$5.00 in, $25.00 out" in line for line in lines)
+    assert any("devstral" in line and "not listed" in line for line in lines)
+    data = json.loads(COHORT_FILE.read_text())
+    for c in data["candidates"]:
+        if c["key"] == "step-flash":
+            c["reasoning"] = "default"
+    cohort = tmp_path / "models.json"
+    cohort.write_text(json.dumps(data))
+    rounds = tmp_path / "rounds"
+    rounds.mkdir()
+    settings = json.loads((BENCHMARK_DIR / "rounds" / "round-0-rehearsal.json").read_text())
+    settings.update(round_id="stage-test", cohort=str(cohort))
+    (rounds / "stage-test.json").write_text(json.dumps(settings))
+    monkeypatch.setattr(inputs, "rounds_dir", lambda: rounds)
+    assert not stage.catalogue_stage("stage-test", tmp_path)
+    assert "refused: 1 input mismatch" in capsys.readouterr().out

@@ -76,12 +76,17 @@ def bind(script: ScriptedModel, catalogue: Catalogue, route: str, slug: str) -> 
     return script.model_copy(update={"catalogue": entry})
 
 
+def live_shape(record: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot record as `/models` sends it: `created` in unix seconds, no `_provenance`."""
+    out = {k: v for k, v in record.items() if k not in ("_provenance", "created_unix")}
+    if isinstance(record.get("created_unix"), int):
+        out["created"] = record["created_unix"]
+    return out
+
+
 def served_records(catalogue: Catalogue) -> list[dict[str, Any]]:
-    """What `/models` answers: the listed records, without the snapshot's provenance."""
-    return [
-        {k: v for k, v in record.items() if k != "_provenance"}
-        for record in catalogue.listed_records()
-    ]
+    """What `/models` answers: the catalogue's listed records, in the live shape."""
+    return [live_shape(record) for record in catalogue.listed_records()]
 
 
 def rehearsal_models(settings: RoundSettings) -> tuple[list[ScriptedModel], Catalogue]:

@@ -1,0 +1,89 @@
+"""The round's catalogue stage (`doit catalogue`), before anything is spent.
+
+    catalogue_stage(round_id) -> bool
+
+Checks the cohort against the round's own gateway catalogue (live OpenRouter for a real round, the
+round's simulator for a demo or rehearsal), prints the table, and writes the report to
+`evidence/<round>/catalogue.json`. Route mismatches are reported and left to the preflight, which
+records those routes as not testable (class `catalogue`) through the same check. An input mismatch
+(the cohort file contradicts the catalogue, e.g. a reasoning policy) fails the stage: fix the cohort
+before the round is frozen.
+
+`price_lines(round_id)` is what the spend announcement says about prices, from that report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.catalogue.check import (
+    OPENCODE_MAX_TOKENS,
+    CatalogueReport,
+    check_cohort,
+    render_table,
+)
+from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
+from records.inputs import load_cohort, load_round
+from records.io import read_record, write_record
+from records.layout import EVIDENCE_DIR, round_paths
+
+
+def catalogue_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> bool:
+    settings = load_round(round_id)
+    cohort = load_cohort(settings.cohort_path)
+    try:
+        catalogue = fetch_live_catalogue(settings)
+    except LiveCatalogueUnavailable as exc:
+        print(f"catalogue check of round {round_id!r}: {exc}")
+        return False
+    report = check_cohort(cohort, catalogue, round_id=round_id, cohort_path=settings.cohort_path)
+    write_record(round_paths(round_id, evidence_dir).catalogue, report)
+    print(render_table(report), end="")
+    inputs = [m for m in report.mismatches if m.kind == "input"]
+    routes = [m for m in report.mismatches if m.kind == "route"]
+    if routes:
+        print(
+            f"{len(routes)} route mismatch(es): the preflight records those routes as not "
+            "testable (catalogue); they are never replaced"
+        )
+    if inputs:
+        print(
+            f"refused: {len(inputs)} input mismatch(es) in {settings.cohort}: fix the cohort file "
+            "(it is not frozen while no unit is scored) and run again"
+        )
+    return not inputs
+
+
+def read_report(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> CatalogueReport | None:
+    path = round_paths(round_id, evidence_dir).catalogue
+    return read_record(path, CatalogueReport) if path.exists() else None
+
+
+def price_lines(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
+    """Per route: the catalogue's prices and the credit one request reserves; empty without a
+    report (the catalogue stage has not run)."""
+    report = read_report(round_id, evidence_dir)
+    if report is None:
+        return []
+    lines = [
+        f"prices from the {report.catalogue.kind} catalogue {report.catalogue.location} "
+        f"(USD per million tokens; 'reserves' = OpenCode's max_tokens {OPENCODE_MAX_TOKENS} at "
+        "the completion price, the credit the gateway holds per request):"
+    ]
+    width = max((len(r.key) for r in report.routes), default=0)
+    dearest = 0.0
+    for r in report.routes:
+        if not r.present or r.prompt_usd_per_mtok is None or r.completion_usd_per_mtok is None:
+            lines.append(f"  {r.key.ljust(width)}  {r.route}: not listed, nothing to spend")
+            continue
+        reserve = r.reservation_usd or 0.0
+        dearest = max(dearest, reserve)
+        lines.append(
+            f"  {r.key.ljust(width)}  {r.route}: ${r.prompt_usd_per_mtok:.2f} in, "
+            f"${r.completion_usd_per_mtok:.2f} out; reserves ${reserve:.2f} per request"
+        )
+    lines.append(
+        f"the dearest route reserves ${dearest:.2f} per request: the key's remaining credit must "
+        "stay above that until the last unit, or the gateway answers 402"
+    )
+    return lines

@@ -28,7 +28,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from pydantic import Field
 
 from evaluator import gate_probes as probes
 from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
@@ -51,6 +52,7 @@ from records.evidence.evaluation import (
     MetaTag,
     PageText,
     PageTextRecord,
+    PhaseFacts,
     PhaseRecord,
     Screenshot,
 )
@@ -93,21 +95,10 @@ class PhaseOptions:
     check_budget_s: float = CHECK_BUDGET_S
 
 
-@dataclass
-class PhaseState:
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    probes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    screenshots: list[dict[str, Any]] = field(default_factory=list)
-    page_texts: list[PageText] = field(default_factory=list)
-    video: str | None = None
-    trace: str | None = None
-    axe: str | None = None
-    versions: dict[str, str | None] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    facts: dict[str, Any] = field(default_factory=dict)
-    blocked_requests: list[str] = field(default_factory=list)
-    error: str | None = None
-    complete: bool = False
+class PhaseState(PhaseRecord):
+    """The running phase: what `.phase.json` hands back, plus the page texts (page-text.json)."""
+
+    page_texts: list[PageText] = Field(default_factory=list, exclude=True)
 
 
 class Session:
@@ -329,10 +320,9 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
 
     def save() -> None:
-        state.facts = {
-            "max_overflow": facts.max_overflow,
-            "unsettled": sorted(set(facts.unsettled)),
-        }
+        state.facts = PhaseFacts(
+            max_overflow=facts.max_overflow, unsettled=sorted(set(facts.unsettled))
+        )
         state.blocked_requests = sorted(set(requests.blocked))
         write_record(opts.phase_json, _state_json(state))
         write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord(pages=state.page_texts))
@@ -366,7 +356,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
         state.timings["evidence_s"] = round(
             state.timings.get("evidence_s", 0.0) + time.monotonic() - started, 3
         )
-        state.screenshots.append(shot.model_dump())
+        state.screenshots.append(shot)
 
     selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
     facts.collectors = {c.id: c.shared_visits(data) for c in selected if c.shared_visits}
@@ -447,7 +437,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                 if session.hung:
                     hangs += 1
                     relaunch()
-            state.checks.append(result.model_dump())
+            state.checks.append(result)
             save()
             if check.id in core_ids and not any(
                 c.id in core_ids for c in ordered[ordered.index(check) + 1 :]
@@ -467,20 +457,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
 
 
 def _state_json(state: PhaseState) -> PhaseRecord:
-    return PhaseRecord.model_validate({
-        "complete": state.complete,
-        "error": state.error,
-        "checks": state.checks,
-        "probes": state.probes,
-        "screenshots": state.screenshots,
-        "video": state.video,
-        "trace": state.trace,
-        "axe": state.axe,
-        "versions": state.versions,
-        "timings": state.timings,
-        "facts": state.facts,
-        "blocked_requests": state.blocked_requests,
-    })
+    return PhaseRecord.model_validate(state.model_dump())
 
 
 def main(argv: list[str] | None = None) -> int:

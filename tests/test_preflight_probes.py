@@ -49,7 +49,8 @@ def test_three_good_probes_qualify(evidence: Path) -> None:
     assert record.catalogue.passed and record.catalogue.tools_supported
     assert record.isolation.level == "bwrap-loopback-proxy"
     probe_dir = round_paths("demo", evidence).probe_dir("idle", 1)
-    for name in ("probe.json", "events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff"):
+    for name in ("probe.json", "events.jsonl", "trace.json", "gateway.jsonl", "commands.json",
+                 "worktree.diff"):
         assert (probe_dir / name).is_file(), name
     assert "probe 1 ok" in (probe_dir / "worktree.diff").read_text()
     # written once: a second call returns the record without running probes again

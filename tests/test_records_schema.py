@@ -21,7 +21,7 @@ from harness.agents.opencode import OpenCodeAgent
 from harness.session.evidence import save_trace
 from records.base import Record, Root
 from records.evidence.agent import AgentTrace, CommandsRecord
-from records.evidence.evaluation import CheckResult, PhaseRecord
+from records.evidence.evaluation import CheckResult, PhaseFacts, PhaseRecord
 from records.evidence.round import RoundRecord
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_record, write_json, write_record
@@ -148,9 +148,9 @@ def test_phase_json_from_the_browser_phase_loads(tmp_path: Path) -> None:
     state = browser_phase.PhaseState(complete=True, video="video.webm")
     state.checks.append(
         CheckResult(id="x", dimension="functional", points=5, max_points=5, executed=True,
-                    passed=True).model_dump()
+                    passed=True)
     )  # fmt: skip
-    state.facts = {"max_overflow": {"px": 3, "url": "/"}, "unsettled": ["/a"]}
+    state.facts = PhaseFacts(max_overflow={"px": 3, "url": "/"}, unsettled=["/a"])
     path = tmp_path / ".phase.json"
     write_record(path, browser_phase._state_json(state))
     phase = read_record(path, PhaseRecord)

@@ -15,13 +15,15 @@ import pytest
 from session_support import demo_round, freeze_demo
 
 from harness import order as run_order
+from harness.invalidation import REQUIRED_EVIDENCE
 from harness.replacement import ReplacementRefused, create_replacement
 from harness.session.process import process_alive
 from harness.session.sandbox import bwrap_available
 from harness.unit import UnitRefused, run_unit
 from records import layout
+from records.evidence.agent import AgentTrace, CommandsRecord
 from records.evidence.round import PreflightRecord
-from records.io import write_record
+from records.io import read_record, write_record
 from records.layout import round_paths
 from records.tools import OPENCODE
 
@@ -31,8 +33,7 @@ pytestmark = [
     pytest.mark.skipif(not OPENCODE.exists(), reason="OpenCode missing: run scripts/setup"),
     pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup"),
 ]
-EVIDENCE = ("session.json", "events.jsonl", "gateway.jsonl", "commands.json", "worktree.diff",
-            "worktree.tar.gz")  # fmt: skip
+EVIDENCE = ("session.json", *REQUIRED_EVIDENCE)  # events, trace, gateway log, commands, worktree
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +161,9 @@ def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
     record = run_unit("demo", "escape-artist", evidence_dir=evidence, check_order=False)
     assert record.stop_status == "completed" and record.isolation.level == "bwrap-loopback-proxy"
     paths = round_paths("demo", evidence).unit("escape-artist-r1")
-    commands = json.loads(paths.commands.read_text())
-    output = "\n".join(c["output"] for c in commands)
+    commands = read_record(paths.commands, CommandsRecord).commands
+    assert commands == read_record(paths.trace, AgentTrace).commands
+    output = "\n".join(c.output for c in commands)
     lines = {line.split(" ", 1)[0]: line for line in output.splitlines() if " " in line}
     root = lines["ROOT-LISTING"]
     for hidden in ("'work'", "'root'", "'srv'", "'var'", "'mnt'"):

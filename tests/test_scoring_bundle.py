@@ -110,4 +110,5 @@ def test_demo_sheets_review_every_scored_demo_unit() -> None:
     scored = {f"{c.key}-r1" for c in demo_cohort().candidates if not c.notes.startswith(UNSCORED)}
     for reviewer in ("demo-a", "demo-b"):
         sheet = read_record(DEMO_REVIEWS_DIR / f"{reviewer}.json", DemoReviewSheet)
-        assert scored <= {r.unit for r in sheet.rows}, (reviewer, scored - {r.unit for r in sheet.rows})
+        missing = scored - {r.unit for r in sheet.rows}
+        assert not missing, (reviewer, missing)

@@ -262,8 +262,11 @@ def run_check(
         pass
     except PlaywrightTimeoutError as exc:
         if ctx is not None:
+            # The check could not finish its journey: for a core check the journey is not done.
             ctx.problem(
-                "the page responds to the check's action in time", f"timed out: {_first_line(exc)}"
+                "the page responds to the check's action in time",
+                f"timed out: {_first_line(exc)}",
+                critical=check.journey is not None,
             )
     except Exception as exc:  # noqa: BLE001 - classify below
         if session.hung:
@@ -292,6 +295,7 @@ def run_check(
                 expected=f"the page stays responsive (each check gets {budget_s:.0f} s)",
                 seen="the page stopped responding (a script blocking the main thread, or an "
                 "endless render loop); the browser was killed",
+                journey_critical=check.journey is not None,
             )
         )
     passed = executed and not diagnostics
@@ -395,13 +399,17 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                 state.probes[name] = {"failed": reason is not None, "reason": reason or ""}
             except CheckStopped as exc:
                 state.probes[name] = {"failed": True, "reason": str(exc)}
-            except Exception as exc:  # noqa: BLE001
+            except PlaywrightTimeoutError as exc:
+                state.probes[name] = {"failed": True, "reason": f"timed out: {_first_line(exc)}"}
+            except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung
                 why = "the page stopped responding" if session.hung else _first_line(exc)
                 state.probes[name] = {
-                    "failed": True,
+                    "failed": session.hung,
                     "reason": why,
                     "evaluator_error": not session.hung,
                 }
+                if not session.hung:
+                    traceback.print_exc()
             finally:
                 timer.cancel()
             if session.hung:
@@ -426,6 +434,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
                         Diagnostic(
                             expected="a responsive page",
                             seen=f"not run: the page hung {hangs} times already",
+                            journey_critical=check.journey is not None,
                         )
                     ],
                 )

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Literal
 
 from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_copy, write_log
-from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS
+from evaluator.checks import CHECK_COUNT, CHECKS
 from evaluator.data import DATA_FILE
-from evaluator.gates import capped, compute_gates
+from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
 from records.evidence.evaluation import (
     CheckResult,
     CoreJourneys,
@@ -212,11 +212,8 @@ def evaluate(
             shutil.rmtree(workspace.root, ignore_errors=True)
     score = sum(c.points for c in checks)
     hard = any(g.failed for g in gates)
-    by_id = {c.id: c for c in checks}
-    journeys: dict[str, Literal["passed", "failed"]] = {
-        journey: ("passed" if by_id[check_id].passed else "failed")
-        for journey, check_id in CORE_JOURNEYS.items()
-    }
+    journeys: dict[str, Literal["passed", "failed"]] = journey_statuses(checks)
+    errors = evaluator_errors(evaluator_error, gates, checks, built=ok["install"] and build_ok)
     versions: dict[str, str | None] = {"chromium": None, "playwright": None, "axe-core": None}
     versions.update(phase.versions)
     versions["node"] = node_version()
@@ -230,7 +227,8 @@ def evaluate(
         hard_gate_failed=hard,
         core_journeys=CoreJourneys(**journeys),
         checks_executed=sum(1 for c in checks if c.executed),
-        evaluator_error=evaluator_error,
+        evaluator_error="; ".join(errors)[:2000] or None,
+        evaluator_errors=errors,
         install_ok=ok["install"],
         check_ok=ok["check"],
         build_ok=build_ok,

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from records.base import Record, Root
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 Dimension = Literal["functional", "responsive", "accessibility"]
 JourneyStatus = Literal["passed", "failed"]
+GateStatus = Literal["passed", "failed", "evaluator_error"]
 
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2
+"""2: gates carry a `status` (an `evaluator_error` gate is not failed), diagnostics say whether
+they are `journey_critical`, and `evaluator_errors` lists the evaluator's own failures. Schema-1
+files load: a gate's status follows its `failed`, diagnostics are not journey-critical."""
 
 
 
@@ -31,6 +35,10 @@ class Diagnostic(Record):
     viewport: str | None = Field(default=None, description="e.g. '360x800'")
     selector: str | None = Field(
         default=None, description="how the element was found: role/name/label, never a class"
+    )
+    journey_critical: bool = Field(
+        default=False,
+        description="the visitor cannot complete the check's core journey (fails core-journey)",
     )
 
 
@@ -50,6 +58,18 @@ class GateResult(Record):
     id: str
     failed: bool
     reason: str = ""
+    status: GateStatus = Field(
+        default="passed",
+        description="evaluator_error: our own code failed measuring it (not failed, not passed)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_from_failed(cls, data: object) -> object:
+        """Schema 1 had no status: it follows `failed`."""
+        if isinstance(data, dict) and "status" not in data:
+            return {**data, "status": "failed" if data.get("failed") else "passed"}
+        return data
 
 
 class CoreJourneys(Record):
@@ -163,6 +183,11 @@ class EvaluationResult(Root):
         default=None,
         description="set when the evaluator (not the submission) failed; the result is then "
         "not a valid measurement",
+    )
+    evaluator_errors: list[str] = Field(
+        default_factory=list,
+        description="each failure of the evaluator's own code (browser phase, gate probe, check); "
+        "never counted against the submission",
     )
     install_ok: bool
     check_ok: bool

@@ -19,6 +19,24 @@ GATE_IDS = [
     "axe-serious",
 ]
 OVERFLOW_LIMIT_PX = 16
+GATE_CLAUSES: dict[str, tuple[str, ...]] = {
+    "install-build": ("gate.install-build", "rules.dependencies", "rules.check-build"),
+    "root-page": ("gate.root-page", "route.home", "route.home.h1-link", "gate.evaluator-error"),
+    "core-journey": (
+        "gate.core-journey",
+        "gate.journey-critical",
+        "gate.other-problems",
+        "gate.evaluator-error",
+    ),
+    "horizontal-overflow": (
+        "gate.horizontal-overflow",
+        "shell.overflow",
+        "gate.evaluator-error",
+    ),
+    "keyboard-enquiry": ("gate.keyboard-enquiry", "gate.evaluator-error"),
+    "axe-serious": ("gate.axe-serious", "gate.evaluator-error"),
+}
+"""The contract clauses (`evaluator/contract.py`) each gate owns."""
 SCORE_CAP = int(GATE_CAP)
 
 

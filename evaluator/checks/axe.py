@@ -87,5 +87,8 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "gate.axe-serious",
+    ],
     shared_visits=shared_visits,
 )

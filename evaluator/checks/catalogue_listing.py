@@ -40,4 +40,9 @@ CHECK = Check(
     points=4,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "route.catalogue",
+        "catalogue.cards",
+        "business.data",
+    ],
 )

@@ -74,4 +74,8 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "dialog.focus",
+        "dialog.buttons",
+    ],
 )

@@ -2,7 +2,9 @@
 role="dialog" with aria-modal="true" named "Enquire about <venue name>", holding the labelled
 fields (Name, Email, Event date as type=date, Guests as a number, Message, the consent checkbox)
 in a noValidate form. Submitting validates: required fields, an email like local@domain.tld, a
-date after today, guests an integer from 1 to the venue's capacity; each invalid field gets
+date after today, guests an integer from 1 to the venue's capacity (each rule on both sides of its
+boundary: today/tomorrow, 0/1, capacity/capacity+1, 2.5, an address without its local part or
+its top-level domain); each invalid field gets
 aria-invalid="true" and aria-describedby naming a visible error text, valid fields do not, and
 focus moves to the first invalid field. A valid submission shows "Thank you" and the venue name
 inside the dialog without sending anything over the network."""
@@ -149,7 +151,10 @@ def run(ctx: CheckContext) -> None:
     _submit_and_judge(ctx, fields, "guests 2.5", ["Guests"])
     _fill(fields, {"Guests": "0"})
     _submit_and_judge(ctx, fields, "guests 0", ["Guests"])
-    _fill(fields, {"Guests": str(venue.capacity), "consent": False})
+    # Each rule's other side of the boundary: 1 guest is valid, an address needs its local part.
+    _fill(fields, {"Guests": "1", "Email": "@example.com"})
+    _submit_and_judge(ctx, fields, "guests 1, email '@example.com'", ["Email"])
+    _fill(fields, {"Email": "a@b.co", "Guests": str(venue.capacity), "consent": False})
     _submit_and_judge(ctx, fields, "consent unchecked", ["I agree to be contacted"])
     _fill(fields, {"consent": True, "Message": "A long table for a birthday lunch."})
 
@@ -199,6 +204,18 @@ CHECK = Check(
     points=5,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "detail.enquire",
+        "dialog.role",
+        "dialog.fields",
+        "dialog.buttons",
+        "dialog.novalidate",
+        "dialog.validation",
+        "dialog.invalid",
+        "dialog.first-invalid",
+        "dialog.success",
+        "gate.journey-critical",
+    ],
     journey="enquiry",
     journey_critical="the dialog opens and a valid enquiry is sent, ending in the success message",
 )

@@ -1,13 +1,17 @@
 """filter-journey (core journey "filter"): on `/venues` the three filters exist as the contract
 names them (a "Venue type" group of six checkboxes, an "Area" select starting with "All areas"
-and listing every area, a "Minimum guests" number input) and apply immediately: checking and
-unchecking types (any checked type matches), choosing an area and committing a guest count
-(capacity >= value, the boundary included) show exactly the matching venues in data order with
-the count "N venues" / "1 venue" in a polite live region (role="status" or
-aria-live="polite"); a filter set with no match shows "No venues match" and a
-"Clear filters" button that resets every control and brings back all 14 venues."""
+and listing every area, a "Minimum guests" number input) and apply immediately. On the one
+settled page, without reloads, it sweeps: every type alone (checked, then unchecked) and a few
+seeded combinations (any checked type matches), every area alone (each non-ASCII one too),
+guest counts at each of a seeded subset of capacities -1/0/+1 (capacity >= value, the boundary
+included), then all three together; after every change exactly the matching venues are shown in
+data order with the count "N venues" / "1 venue" in a polite live region (role="status" or
+aria-live="polite"); a filter set with no match shows "No venues match" and a "Clear filters"
+button that resets every control and brings back all 14 venues."""
 
 from __future__ import annotations
+
+import random
 
 from evaluator.checks._filters import (
     Controls,
@@ -18,34 +22,64 @@ from evaluator.checks._filters import (
 )
 from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
 from evaluator.checks.spec import Check
-from evaluator.data import TYPE_LABELS
+from evaluator.data import TYPE_LABELS, Venue, VenueData
+
+SEED = 17
+"""Fixed: every submission gets the same sweep."""
 
 
-def _expect(ctx: CheckContext, step: str, expected: list[str]) -> None:
-    seen = wait_for_names(ctx, expected)
-    if seen != expected:
-        ctx.problem(
-            f"after {step}: {len(expected)} cards: {short_list(expected)}",
-            f"{len(seen)} cards: {short_list(seen)}",
-            "h2/h3 > link",
-            critical=True,
-        )
-        return
-    regions = ctx.count_text()
-    if not any(has_count(text, len(expected)) for text in regions):
-        ctx.problem(
-            f'after {step}: a polite live region (role="status" or aria-live="polite") reading '
-            f'"{count_phrase(len(expected))}"',
-            "live regions: " + (short_list([repr(t[:60]) for t in regions]) if regions else "none"),
-            '[role=status], [aria-live="polite"]',
-        )
+class Sweep:
+    """Judges the results after each change. Waits up to 3 s for the right cards while the page
+    has been right so far; after two wrong results only briefly (a wrong page stays wrong)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.wrong = 0
+
+    def expect(self, step: str, expected: list[str]) -> None:
+        ctx = self.ctx
+        seen = wait_for_names(ctx, expected, 3000 if self.wrong < 2 else 300)
+        if seen != expected:
+            self.wrong += 1
+            ctx.problem(
+                f"after {step}: {len(expected)} cards: {short_list(expected)}",
+                f"{len(seen)} cards: {short_list(seen)}",
+                "h2/h3 > link",
+                critical=True,
+            )
+            return
+        regions = ctx.count_text()
+        if not any(has_count(text, len(expected)) for text in regions):
+            ctx.problem(
+                f'after {step}: a polite live region (role="status" or aria-live="polite") '
+                f'reading "{count_phrase(len(expected))}"',
+                "live regions: "
+                + (short_list([repr(t[:60]) for t in regions]) if regions else "none"),
+                '[role=status], [aria-live="polite"]',
+            )
 
 
-def run(ctx: CheckContext) -> None:
-    ctx.goto("/venues", width=1440)
-    data = ctx.data
-    controls: Controls = find_controls(ctx, critical=True)
+def combinations(data: VenueData) -> list[list[str]]:
+    """A few seeded combinations of two or three types, each matching some venues."""
+    rng = random.Random(SEED)
+    slugs = list(TYPE_LABELS)
+    combos: list[list[str]] = []
+    while len(combos) < 3:
+        combo = sorted(rng.sample(slugs, rng.choice((2, 3))), key=slugs.index)
+        if combo not in combos and data.matching(set(combo)):
+            combos.append(combo)
+    return combos
 
+
+def guest_values(data: VenueData) -> list[int]:
+    """Each capacity of a seeded subset (always the smallest and the largest) -1, 0 and +1."""
+    capacities = sorted({v.capacity for v in data.venues})
+    rng = random.Random(SEED)
+    chosen = {capacities[0], capacities[-1], *rng.sample(capacities[1:-1], 3)}
+    return sorted({n + d for n in chosen for d in (-1, 0, 1) if n + d >= 1})
+
+
+def _check_area_options(ctx: CheckContext, controls: Controls) -> None:
     options = controls.area.evaluate(
         "s => [...s.options].map(o => [o.value, o.textContent.replace(/\\s+/g, ' ').trim()])"
     )
@@ -55,7 +89,7 @@ def run(ctx: CheckContext) -> None:
             f"first option: {options[0] if options else 'none'}",
             'label="Area" >> option',
         )
-    want = {slug: name for slug, name in data.areas.items()}
+    want = dict(ctx.data.areas)
     got = {value: text for value, text in options[1:]}
     if got != want:
         ctx.problem(
@@ -65,37 +99,70 @@ def run(ctx: CheckContext) -> None:
             'label="Area" >> option',
         )
 
-    types = ["loft", "studio"]
-    controls.types["loft"].check()
-    _expect(ctx, f'checking "{TYPE_LABELS["loft"]}"', [v.name for v in data.matching({"loft"})])
-    controls.types["studio"].check()
-    _expect(
-        ctx,
-        'checking "Studio" as well',
-        [v.name for v in data.matching(set(types))],
-    )
-    controls.types["loft"].uncheck()
-    _expect(ctx, 'unchecking "Loft"', [v.name for v in data.matching({"studio"})])
-    controls.types["loft"].check()
-    both = data.matching(set(types))
-    wait_for_names(ctx, [v.name for v in both])
 
-    area = next(slug for slug in data.areas if 0 < len(data.matching(set(types), slug)) < len(both))
+def _names(venues: list[Venue]) -> list[str]:
+    return [v.name for v in venues]
+
+
+def _sweep(ctx: CheckContext, controls: Controls, sweep: Sweep) -> None:
+    """Every type alone, seeded combinations, every area alone, guest boundaries."""
+    data = ctx.data
+    everything = _names(data.venues)
+    for slug, label in TYPE_LABELS.items():
+        controls.types[slug].check()
+        sweep.expect(f'checking only "{label}"', _names(data.matching({slug})))
+        controls.types[slug].uncheck()
+        sweep.expect(f'unchecking "{label}" again', everything)
+    for combo in combinations(data):
+        for i, slug in enumerate(combo):
+            controls.types[slug].check()
+            sweep.expect(
+                "checking " + " + ".join(TYPE_LABELS[s] for s in combo[: i + 1]),
+                _names(data.matching(set(combo[: i + 1]))),
+            )
+        for i, slug in enumerate(combo):
+            controls.types[slug].uncheck()
+            rest = combo[i + 1 :]
+            sweep.expect(f'then unchecking "{TYPE_LABELS[slug]}"', _names(data.matching(set(rest))))
+    for area, name in data.areas.items():
+        controls.area.select_option(area)
+        sweep.expect(f'choosing only the area "{name}"', _names(data.matching(area=area)))
+    controls.area.select_option("")
+    sweep.expect('choosing "All areas" again', everything)
+    for guests in guest_values(data):
+        set_guests(controls, str(guests))
+        sweep.expect(f"Minimum guests = {guests}", _names(data.matching(guests=guests)))
+    set_guests(controls, "")
+    sweep.expect("emptying Minimum guests", everything)
+
+
+def run(ctx: CheckContext) -> None:
+    ctx.goto("/venues", width=1440)
+    data = ctx.data
+    controls: Controls = find_controls(ctx, critical=True)
+    _check_area_options(ctx, controls)
+    sweep = Sweep(ctx)
+    _sweep(ctx, controls, sweep)
+
+    # All three filters together, down to the empty state and back with "Clear filters".
+    types = {"loft", "studio"}
+    for slug in ("loft", "studio"):
+        controls.types[slug].check()
+    both = data.matching(types)
+    sweep.expect('checking "Loft" and "Studio"', _names(both))
+    area = next(s for s in data.areas if 0 < len(data.matching(types, s)) < len(both))
     controls.area.select_option(area)
-    in_area = data.matching(set(types), area)
-    _expect(ctx, f'choosing the area "{data.areas[area]}"', [v.name for v in in_area])
-
+    in_area = data.matching(types, area)
+    sweep.expect(f'choosing the area "{data.areas[area]}" as well', _names(in_area))
     boundary = min(v.capacity for v in in_area)
     set_guests(controls, str(boundary))
-    _expect(
-        ctx,
-        f"Minimum guests = {boundary} (a venue's exact capacity must still match)",
-        [v.name for v in data.matching(set(types), area, boundary)],
+    sweep.expect(
+        f"Minimum guests = {boundary} as well (a venue's exact capacity must still match)",
+        _names(data.matching(types, area, boundary)),
     )
-
     too_many = max(v.capacity for v in in_area) + 1
     set_guests(controls, str(too_many))
-    _expect(ctx, f"Minimum guests = {too_many}", [])
+    sweep.expect(f"Minimum guests = {too_many}", [])
     page = ctx.page
     empty = page.get_by_text("No venues match")
     if not ctx.is_visible(empty):
@@ -140,6 +207,17 @@ CHECK = Check(
     points=6,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "route.catalogue",
+        "catalogue.types",
+        "catalogue.types-any",
+        "catalogue.area",
+        "catalogue.guests",
+        "catalogue.count",
+        "catalogue.empty",
+        "business.edge-cases",
+        "gate.journey-critical",
+    ],
     journey="filter",
     journey_critical="setting a filter shows the right venues, and clearing brings them all back",
 )

@@ -134,4 +134,8 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "shell.skip-link",
+        "shell.focus",
+    ],
 )

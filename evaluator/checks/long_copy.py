@@ -104,4 +104,9 @@ CHECK = Check(
     points=4,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "detail.h1",
+        "detail.description",
+        "business.edge-cases",
+    ],
 )

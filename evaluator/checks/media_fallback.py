@@ -92,4 +92,9 @@ CHECK = Check(
     points=4,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "catalogue.media",
+        "catalogue.origin",
+        "business.edge-cases",
+    ],
 )

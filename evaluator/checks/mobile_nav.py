@@ -108,4 +108,8 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "shell.menu",
+        "shell.menu-wide",
+    ],
 )

@@ -74,4 +74,7 @@ CHECK = Check(
     points=5,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "shell.overflow",
+    ],
 )

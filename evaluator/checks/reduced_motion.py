@@ -1,7 +1,9 @@
-"""reduced-motion: under `prefers-reduced-motion: reduce` no CSS animation, CSS transition or
-Web Animation with a non-zero duration runs on load (home, catalogue, a venue), when opening the
-menu (360 px) or when opening the enquiry dialog. (Entrance transitions without the preference
-are the settled-state wait's business; this check only looks at the reduced-motion run.)"""
+"""reduced-motion: motion stays within the contract. Without a preference, loading the home, the
+catalogue and a venue starts no animation or transition whose active duration (duration x
+iterations) exceeds 1 s, and no infinite one (`document.getAnimations()`, computed timing);
+under `prefers-reduced-motion: reduce` no CSS animation, CSS transition or Web Animation with a
+non-zero duration runs on load (the same pages), when opening the menu (360 px) or when opening
+the enquiry dialog."""
 
 from __future__ import annotations
 
@@ -9,11 +11,22 @@ from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
-# Installed before any page script: records every animation/transition that has a duration.
+ENTRANCE_MAX_MS = 1000
+
+
+def PAGES(ctx: CheckContext) -> list[str]:  # noqa: N802 - a constant list, per data set
+    """The pages whose load motion is judged: home, catalogue, a venue."""
+    return ["/", "/venues", ctx.data.ordinary.path]
+
+
+# Installed before any page script: records every animation/transition that has a duration, and
+# separately those longer than ENTRANCE_MAX_MS or infinite (active duration, delays excluded).
 RECORDER_JS = """
 (() => {
   const seen = new Map();
+  const long = new Map();
   window.__siteosMotion = seen;
+  window.__siteosLong = long;
   const who = (t) => {
     if (!t || !t.tagName) return '?';
     let s = t.tagName.toLowerCase();
@@ -30,6 +43,11 @@ RECORDER_JS = """
       : a.transitionProperty !== undefined ? 'transition ' + a.transitionProperty : 'web animation';
     const key = who(a.effect && a.effect.target) + ' ' + kind;
     if (!seen.has(key)) seen.set(key, `${key} (${d} ms) at ${location.pathname}`);
+    const active = a.effect.getComputedTiming ? a.effect.getComputedTiming().activeDuration : d;
+    if (!long.has(key) && !(active <= ENTRANCE_MAX_MS)) {
+      const length = Number.isFinite(active) ? `${Math.round(active)} ms` : 'infinite';
+      long.set(key, `${key} (${length}) at ${location.pathname}`);
+    }
   };
   const scan = () => { try { document.getAnimations().forEach(note); } catch (e) {} };
   for (const type of ['animationstart', 'transitionrun', 'transitionstart']) {
@@ -41,7 +59,23 @@ RECORDER_JS = """
   requestAnimationFrame(loop);
   document.addEventListener('DOMContentLoaded', scan);
 })();
-"""
+""".replace("ENTRANCE_MAX_MS", str(ENTRANCE_MAX_MS))
+
+
+def _long_entrances(ctx: CheckContext) -> None:
+    """Without a motion preference, each page's load animations are finite and at most 1 s."""
+    found: list[str] = []
+    for path in PAGES(ctx):
+        ctx.goto(path, width=1440)
+        found += ctx.page.evaluate("() => [...(window.__siteosLong || new Map()).values()]")
+    if found:
+        unique = list(dict.fromkeys(found))
+        ctx.problem(
+            f"entrance animations and transitions are finite, each at most "
+            f"{ENTRANCE_MAX_MS / 1000:g} s",
+            "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else ""),
+            "document.getAnimations()",
+        )
 
 
 def _observe(ctx: CheckContext) -> None:
@@ -56,9 +90,10 @@ def _collect(ctx: CheckContext) -> list[str]:
 def run(ctx: CheckContext) -> None:
     page = ctx.page
     page.add_init_script(RECORDER_JS)
+    _long_entrances(ctx)
     page.emulate_media(reduced_motion="reduce")
     moving: list[str] = []
-    for path in ("/", "/venues", ctx.data.ordinary.path):
+    for path in PAGES(ctx):
         ctx.goto(path, width=1440)
         _observe(ctx)
         moving += _collect(ctx)
@@ -93,4 +128,8 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "shell.entrance",
+        "shell.reduced-motion",
+    ],
 )

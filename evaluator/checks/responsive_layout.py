@@ -78,5 +78,8 @@ CHECK = Check(
     points=4,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "catalogue.grid",
+    ],
     shared_visits=shared_visits,
 )

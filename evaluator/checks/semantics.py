@@ -93,5 +93,10 @@ CHECK = Check(
     points=3,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "shell.landmarks",
+        "shell.nav-links",
+        "route.home.h1-link",
+    ],
     shared_visits=shared_visits,
 )

@@ -1,7 +1,8 @@
 """url-state: the catalogue's filters live in the URL. Each committed change (a checkbox, the
 area, the guests field's change) pushes exactly one history entry and writes `type`
 (comma-separated slugs), `area` and `guests`, omitting unset filters (no filters = exactly
-`/venues`); Back and Forward, a reload and a deep link each restore both the controls and the
+`/venues`) — swept on one page for every type alone, every area alone and a guest count, each
+set and unset; Back and Forward, a reload and a deep link each restore both the controls and the
 results seen when the same filters were set by hand; "Clear filters" returns to `/venues`.
 It judges consistency with the interactive state, not the filter logic (filter-journey's job)."""
 
@@ -10,8 +11,9 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
-from evaluator.checks.base import CheckContext, names, short_list, wait_until
+from evaluator.checks.base import CheckContext, CheckStopped, names, short_list, wait_until
 from evaluator.checks.spec import Check
+from evaluator.data import TYPE_LABELS
 
 
 def _params(url: str) -> dict[str, list[str]]:
@@ -45,12 +47,68 @@ def _describe(want: dict[str, set[str] | str]) -> str:
     return "/venues?" + "&".join(parts)
 
 
+class Commits:
+    """Makes one committed change and judges the URL and the history entry it pushed. Waits up
+    to 2 s for the URL while the page has been right so far, then only briefly."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.wrong = 0
+
+    def commit(self, label: str, action: object, want: dict[str, set[str] | str]) -> bool:
+        page = self.ctx.page
+        before = page.evaluate("() => history.length")
+        action()  # type: ignore[operator]
+        timeout = 2000 if self.wrong < 2 else 300
+        if not wait_until(page, lambda: _matches(page.url, want), timeout):
+            self.wrong += 1
+            self.ctx.problem(
+                f"after {label}: the URL {_describe(want)}", f"URL is {self.ctx.path()}", "location"
+            )
+            return False
+        page.wait_for_timeout(100)
+        pushed = page.evaluate("() => history.length") - before
+        if pushed != 1:
+            self.ctx.problem(
+                f"{label} pushes exactly one history entry",
+                f"history.length changed by {pushed}",
+                "history",
+            )
+        return True
+
+
+def _sweep(ctx: CheckContext, commits: Commits) -> None:
+    """Every type alone, every area alone and a guest count, each set and then unset."""
+    controls = find_controls(ctx)
+    for slug, label in TYPE_LABELS.items():
+        box = controls.types[slug]
+        commits.commit(f'check only "{label}"', box.check, {"type": {slug}})
+        commits.commit(f'uncheck "{label}" again', box.uncheck, {})
+    for area, name in ctx.data.areas.items():
+        commits.commit(
+            f'choose only the area "{name}"',
+            lambda a=area: controls.area.select_option(a),
+            {"area": area},
+        )
+    commits.commit('choose "All areas" again', lambda: controls.area.select_option(""), {})
+    guests = str(ctx.data.ordinary.capacity)
+    commits.commit(
+        f"commit Minimum guests = {guests}",
+        lambda: set_guests(controls, guests),
+        {"guests": guests},
+    )
+    commits.commit("empty Minimum guests", lambda: set_guests(controls, ""), {})
+
+
 def run(ctx: CheckContext) -> None:
     page = ctx.page
     data = ctx.data
     ctx.goto("/venues", width=1440)
+    if not _matches(page.url, {}):
+        ctx.problem("the unfiltered catalogue's URL is exactly /venues", ctx.path(), "location")
+    commits = Commits(ctx)
+    _sweep(ctx, commits)
     controls = find_controls(ctx)
-    history = lambda: page.evaluate("() => history.length")  # noqa: E731
 
     types = {"loft", "studio"}
     area = next(
@@ -73,26 +131,11 @@ def run(ctx: CheckContext) -> None:
             {"type": types, "area": area, "guests": guests},
         ),
     ]
-    if not _matches(page.url, {}):
-        ctx.problem("the unfiltered catalogue's URL is exactly /venues", ctx.path(), "location")
     seen_results: list[list[str]] = [names(ctx.venue_links())]
     seen_states: list[dict[str, object]] = [control_state(controls)]
     for label, action, want in steps:
-        before = history()
-        action()  # type: ignore[operator]
-        ok = wait_until(page, lambda w=want: _matches(page.url, w), 2000)
-        if not ok:
-            raise ctx.stop(
-                f"after {label}: the URL {_describe(want)}", f"URL is {ctx.path()}", "location"
-            )
-        page.wait_for_timeout(100)
-        pushed = history() - before
-        if pushed != 1:
-            ctx.problem(
-                f"{label} pushes exactly one history entry",
-                f"history.length changed by {pushed}",
-                "history",
-            )
+        if not commits.commit(label, action, want):
+            raise CheckStopped(label)  # the restores below compare with these states
         seen_results.append(names(ctx.venue_links()))
         seen_states.append(control_state(controls))
 
@@ -162,4 +205,11 @@ CHECK = Check(
     points=5,
     run=run,
     doc=__doc__ or "",
+    clauses=[
+        "url.params",
+        "url.unset",
+        "url.push",
+        "url.restore",
+        "catalogue.empty",
+    ],
 )

@@ -41,6 +41,32 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             )
         ],
     ),
+    "filter-journey--area-display-name": (
+        "Areas are matched by their display name made into a slug (lower case, dashes), not by "
+        "the area slug: every area with a non-ASCII name shows no venue.",
+        [
+            (
+                "src/lib/filters.ts",
+                "  if (filters.area && venue.area !== filters.area) return false;",
+                "  const areaKey = venue.areaName.toLowerCase().replace(/\\s+/g, '-');\n"
+                "  if (filters.area && areaKey !== filters.area) return false;",
+            )
+        ],
+    ),
+    "filter-journey--warehouse-unwired": (
+        "The Warehouse checkbox is not wired into the results: checking it filters nothing "
+        "(the checkbox and the URL still say warehouse).",
+        [
+            (
+                "src/lib/filters.ts",
+                "  if (filters.types.length > 0 && !filters.types.includes(venue.type))"
+                " return false;",
+                "  const types: readonly string[] = "
+                "filters.types.filter((t) => t !== 'warehouse');\n"
+                "  if (types.length > 0 && !types.includes(venue.type)) return false;",
+            )
+        ],
+    ),
     "url-state": (
         "Choosing an area replaces the history entry instead of pushing one.",
         [
@@ -169,6 +195,11 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             ),
         ],
     ),
+    "reduced-motion--long-entrance": (
+        "The entrance animation lasts 1.5 s (the contract allows at most 1 s); reduced motion "
+        "still turns it off.",
+        [("src/styles/tokens.css", "--duration-enter: 560ms;", "--duration-enter: 1500ms;")],
+    ),
     "axe": (
         "The secondary text colour is lightened to a failing contrast (#a3a7b3 on paper).",
         [("src/styles/tokens.css", "--color-ink-soft: #4a4f5e;", "--color-ink-soft: #a3a7b3;")],
@@ -180,6 +211,8 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
 # visitor cannot complete fails core-journey; more than 16 px of overflow and serious axe
 # violations fail their gates.
 GATES: dict[str, list[str]] = {
+    "filter-journey--area-display-name": ["core-journey"],
+    "filter-journey--warehouse-unwired": ["core-journey"],
     "no-overflow": ["horizontal-overflow"],
     "axe": ["axe-serious"],
 }

@@ -110,8 +110,8 @@ def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
         f"{escape(facts.kind_label)}</strong> <code>{escape(facts.round_id)}</code>{note}.",
         f"Run {escape(facts.date)} · harness {escape(facts.harness)} · agent "
         f"{escape(facts.agent)} · <span title=\"sha256 of the evaluator's sources: "
-        f'{escape(facts.evaluator_sha)}">{escape(facts.evaluator)}</span> '
-        f"({escape(facts.tools)}).",
+        f'{escape(facts.evaluator_sha)}">{escape(facts.evaluator)}</span>'
+        f'<span class="sb-banner__more"> ({escape(facts.tools)})</span>.',
     ]
     if provisional:
         parts.append(

@@ -265,14 +265,22 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
         page.video = "../" + media.add(_evidence_file(base, result.video, owner))
 
 
+def _agent_start_ms(unit: UnitEvidence) -> int | None:
+    """When the agent started: the session's end minus its elapsed time (the clock the Time
+    column uses), never after the first event; the first event when there is no session."""
+    first = unit.transcript.first_ms
+    finished = parse_time(unit.session.finished_at) if unit.session else None
+    if finished is None or unit.session is None:
+        return first
+    start = int(finished.timestamp() * 1000 - unit.session.elapsed_seconds * 1000)
+    return min(start, first) if first is not None else start
+
+
 def unit_page(row: Row, unit: UnitEvidence, media: MediaStore, published: Published) -> UnitPage:
     """Store a unit's media, publish its evidence files and describe its page."""
     page = UnitPage(row=row, evidence=unit, cells=_cells(unit))
     page.entries = unit.transcript.entries
-    session_start = parse_time(unit.session.started_at) if unit.session else None
-    first = unit.transcript.first_ms
-    starts = [int(session_start.timestamp() * 1000)] if session_start else []
-    page.origin_ms = min([*starts, *([first] if first is not None else [])], default=None)
+    page.origin_ms = _agent_start_ms(unit)
     _shots(page, unit, media)
     page.exchanges = read_exchanges(unit.paths.gateway)
     rel = f"units/{unit.unit}"
@@ -376,6 +384,7 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     )
     context["chart"] = Markup(score_cost_svg(rows, context["cutoff"], standalone=False))
     context["check_ids"] = _check_ids(pages)
+    context["check_info"] = _check_info(evidence, pages)
     for template, target in (
         ("leaderboard.md.j2", "leaderboard.md"),
         ("checks.md.j2", "checks.md"),
@@ -418,6 +427,19 @@ def _check_ids(pages: list[UnitPage]) -> list[tuple[str, str]]:
             if (cell.id, cell.kind) not in seen:
                 seen.append((cell.id, cell.kind))
     return seen
+
+
+def _check_info(evidence: RoundEvidence, pages: list[UnitPage]) -> list[Any]:
+    """Each check once (id, dimension, points, what it proves), from the results that have it."""
+    results = [p.evidence.result for p in pages if p.evidence.result is not None]
+    if evidence.calibration_result is not None:
+        results.append(evidence.calibration_result)
+    seen: dict[str, Any] = {}
+    for result in results:
+        for check in result.checks:
+            if check.id not in seen or (check.proves and not seen[check.id].proves):
+                seen[check.id] = check
+    return list(seen.values())
 
 
 @contextmanager

@@ -92,6 +92,17 @@ def _tool_entry(line: int, stamp: int | None, part: dict[str, Any]) -> Entry:
     )
 
 
+def _error_entry(line: int, stamp: int | None, error: Any) -> Entry:
+    """An error event: its name and message in words, the whole record kept as `input`."""
+    if isinstance(error, str):
+        return Entry(line, "error", stamp, text=error)
+    data = _dict(_dict(error).get("data"))
+    name = str(_dict(error).get("name") or "error")
+    message = str(data.get("message") or _dict(error).get("message") or "")
+    full = json.dumps(error, indent=2, ensure_ascii=False, sort_keys=True)
+    return Entry(line, "error", stamp, text=f"{name}: {message}" if message else name, input=full)
+
+
 def _entry(line: int, event: dict[str, Any]) -> Entry | None:
     kind = event.get("type")
     part = _dict(event.get("part"))
@@ -106,9 +117,7 @@ def _entry(line: int, event: dict[str, Any]) -> Entry | None:
             else None
         )
     if kind == "error":
-        error = event.get("error", part)
-        detail = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
-        return Entry(line, "error", stamp, text=detail)
+        return _error_entry(line, stamp, event.get("error", part))
     if kind == "step_finish":
         tokens = _dict(part.get("tokens"))
         counts = {k: int(v) for k, v in tokens.items() if isinstance(v, int | float)}

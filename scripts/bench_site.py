@@ -1,7 +1,7 @@
-"""Time the results-site build (not a test): `python scripts/bench_site.py [ROUND] [--fixture]`.
+"""Time the results-site build (not a test): `python scripts/bench_site.py [ROUND] [EVIDENCE_DIR]`.
 
-With --fixture it renders the site test's fixture evidence tree in a temp folder; otherwise the
-round's real evidence into a temp build folder. Prints render+build wall times over three runs.
+Renders the round's real evidence (default: the demo round in evidence/, as `./scripts/demo`
+leaves it) into a temp build folder three times; prints the wall times and the site's size.
 """
 
 from __future__ import annotations
@@ -12,31 +12,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
 from publish.render import render_site  # noqa: E402
 from records.layout import EVIDENCE_DIR  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
-    fixture = "--fixture" in argv
-    args = [a for a in argv if not a.startswith("--")]
+    round_id = argv[0] if argv else "demo"
+    evidence = Path(argv[1]) if len(argv) > 1 else EVIDENCE_DIR
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
-        if fixture:
-            from site_fixture import ROUND, build_evidence
-
-            round_id, evidence = ROUND, build_evidence(Path(tmp) / "evidence")
-        else:
-            round_id, evidence = (args[0] if args else "demo"), EVIDENCE_DIR
         times = []
         for run in range(3):
             started = time.perf_counter()
-            render_site(round_id, evidence, Path(tmp) / f"build-{run}")
+            site = render_site(round_id, evidence, Path(tmp) / f"build-{run}")
             times.append(time.perf_counter() - started)
+        size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
     print(
-        f"site build ({round_id}{', fixture' if fixture else ''}): "
+        f"site build ({round_id}): "
         + ", ".join(f"{t:.2f} s" for t in times)
-        + f"; best {min(times):.2f} s"
+        + f"; best {min(times):.2f} s; {size / 1e6:.1f} MB"
     )
     return 0
 

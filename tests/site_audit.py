@@ -1,12 +1,13 @@
 """Judge the built results site with the evaluator's own no-overflow and axe code.
 
 Run as a child process inside a loopback-only network namespace (see test_site_audit.py):
-`python tests/site_audit.py SITE_DIR OUT_JSON [SHOTS_DIR]`. Serves the site on 127.0.0.1, then,
-for every page type at 360, 768 and 1440 px in the light and the dark scheme, loads it through
-the evaluator's `CheckContext` (its h1 wait and settled state), measures horizontal overflow with
-`record_overflow` and runs axe with `ctx.axe` (serious and critical violations only, the same
-rule set the models are judged by). Writes one record per visit as JSON; with SHOTS_DIR it also
-keeps a screenshot of each visit.
+`python tests/site_audit.py SITE_DIR OUT_JSON [SHOTS_DIR] [--pages a,b] [--widths 390,1440]
+[--schemes default,slate]` (the options narrow the run, e.g. for the README's screenshots).
+Serves the site on 127.0.0.1; for every page type at 360, 768 and 1440 px, light and dark, it
+loads the page through the evaluator's `CheckContext` (its h1 wait and settled state), measures
+horizontal overflow with `record_overflow` and runs axe with `ctx.axe` (serious and critical
+violations, the rule set the models are judged by). Writes one record per visit as JSON; with
+SHOTS_DIR it also keeps a screenshot of each visit.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ SCHEMES = ("default", "slate")
 
 
 class Handler(SimpleHTTPRequestHandler):
-    """Static files with UTF-8 declared for text, as a plain web server would send them."""
+    """Static files as a plain web server sends them: no charset in the header, so each page
+    must declare its own encoding."""
 
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
-        ".html": "text/html; charset=utf-8",
+        ".html": "text/html",
         ".js": "application/javascript",
         ".css": "text/css",
         ".svg": "image/svg+xml",
@@ -78,21 +80,29 @@ def use_scheme(page: Page, scheme: str) -> None:
     )
 
 
-def audit(site: Path, shots: Path | None) -> list[dict[str, Any]]:
+def audit(
+    site: Path,
+    shots: Path | None,
+    only: set[str] | None = None,
+    widths: tuple[int, ...] = WIDTHS,
+    schemes: tuple[str, ...] = SCHEMES,
+) -> list[dict[str, Any]]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     found: list[dict[str, Any]] = []
     with sync_playwright() as pw:
         browser = launch(pw)
-        for scheme in SCHEMES:
+        for scheme in schemes:
             context = browser.new_context()
             requests = RequestLog()
             guard_context(context, requests)
             facts = Facts()
             ctx = CheckContext(context, base, None, facts, requests)  # type: ignore[arg-type]
             for label, path in page_types(site):
-                for width in WIDTHS:
+                if only is not None and label not in only:
+                    continue
+                for width in widths:
                     ctx.goto(path, width=width)
                     use_scheme(ctx.page, scheme)
                     ctx.settle()
@@ -130,11 +140,17 @@ def audit(site: Path, shots: Path | None) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str]) -> int:
-    site, target = Path(argv[0]), Path(argv[1])
-    shots = Path(argv[2]) if len(argv) > 2 else None
+    options = {argv[i]: argv[i + 1] for i in range(len(argv) - 1) if argv[i].startswith("--")}
+    plain = [a for i, a in enumerate(argv) if not a.startswith("--")
+             and not (i and argv[i - 1].startswith("--"))]  # fmt: skip
+    site, target = Path(plain[0]), Path(plain[1])
+    shots = Path(plain[2]) if len(plain) > 2 else None
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(audit(site, shots), indent=2))
+    only = set(options["--pages"].split(",")) if "--pages" in options else None
+    widths = tuple(int(w) for w in options.get("--widths", "360,768,1440").split(","))
+    schemes = tuple(options.get("--schemes", ",".join(SCHEMES)).split(","))
+    target.write_text(json.dumps(audit(site, shots, only, widths, schemes), indent=2))
     return 0
 
 

@@ -60,24 +60,37 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
         page.wait_for_load_state("load")
         shot("leaderboard")
         table = page.locator("table#leaderboard")
-        units = "table#leaderboard tbody tr td:nth-child(2) a"
+        units = "table#leaderboard tbody tr th.sb-name a"
+        costs = "table#leaderboard tbody tr td[data-label=Cost]"
+        totals = "table#leaderboard tbody tr td[data-label=Total]"
         out["order_initial"] = page.locator(units).all_inner_texts()
-        header = table.locator("th", has_text="Cost")
-        header.click()
+        header = table.locator("thead th", has_text="Cost")
+        header.locator("button").click()
         out["order_after_click"] = page.locator(units).all_inner_texts()
         out["aria_sort_after_click"] = header.get_attribute("aria-sort")
-        header.click()
-        out["order_after_second_click"] = page.locator(units).all_inner_texts()
-        out["costs_after_second_click"] = page.locator(
-            "table#leaderboard tbody tr td:nth-child(14)"
-        ).all_inner_texts()
+        out["costs_after_click"] = page.locator(costs).all_inner_texts()
+        header.locator("button").click()
+        out["costs_after_second_click"] = page.locator(costs).all_inner_texts()
         out["resorted_class"] = "sb-resorted" in (table.get_attribute("class") or "")
+        total = table.locator("thead th", has_text="Total")
+        total.locator("button").click()
+        out["aria_sort_total"] = total.get_attribute("aria-sort")
+        out["totals_after_click"] = page.locator(totals).all_inner_texts()
+        out["sort_icon"] = header.locator("button").evaluate(
+            "b => getComputedStyle(b, '::after').content"
+        )
+        out["th_mask"] = header.evaluate("th => getComputedStyle(th, '::after').content")
+        page.goto((site / "leaderboard.html").as_uri())
+        page.wait_for_load_state("load")
 
         first_unit = page.locator(units).first.get_attribute("href") or ""
         page.goto((site / first_unit).as_uri())
         page.wait_for_load_state("load")
         shot("unit")
         out["lightbox_links"] = page.locator("a.glightbox").count()
+        out["thumbnails"] = page.locator(".sb-shots img").evaluate_all(
+            "imgs => imgs.map(i => i.currentSrc || i.src)"
+        )
         page.locator("a.glightbox").first.click()
         page.wait_for_selector(
             ".glightbox-container .gslide-image img", state="visible", timeout=5000
@@ -102,7 +115,12 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
                 " duration: v.duration, width: v.videoWidth})"
             )
 
-        for name in ("cohort", "calibration", "cost", "methodology", "downloads", "units/index"):
+        transcript = first_unit.replace(".html", "-transcript.html")
+        page.goto((site / transcript).as_uri())
+        page.wait_for_load_state("load")
+        out["transcript_entries"] = page.locator("ol.sb-transcript > li").count()
+        for name in ("checks", "cohort", "calibration", "cost", "methodology", "downloads",
+                     "units/index"):  # fmt: skip
             page.goto((site / f"{name}.html").as_uri())
             page.wait_for_load_state("load")
             shot(name.replace("/", "-"))

@@ -1,0 +1,67 @@
+"""The site meets the bar it sets for models: the evaluator's own no-overflow measurement and axe
+run (its code, imported by tests/site_audit.py, not a copy) on every page type of the built site
+at 360, 768 and 1440 px, in the light and the dark scheme, served over HTTP on loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from site_fixture import real_evidence
+
+from publish.render import render_site
+from sandbox.netns import loopback_netns_argv, netns_available
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.opencode]
+DRIVER = Path(__file__).with_name("site_audit.py")
+
+
+@pytest.fixture(scope="module")
+def visits(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    if not Path("/usr/bin/chromium").exists() or not netns_available():
+        pytest.fail("needs /usr/bin/chromium and a loopback-only network namespace")
+    base = tmp_path_factory.getbasetemp() / "site-evidence"
+    base.mkdir(exist_ok=True)
+    round_id, evidence = real_evidence(base)
+    root = tmp_path_factory.mktemp("audit")
+    site = render_site(round_id, evidence, root / "build")
+    out = root / "audit.json"
+    proc = subprocess.run(
+        loopback_netns_argv([sys.executable, str(DRIVER), str(site), str(out)]),
+        capture_output=True, text=True, timeout=1800, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data: list[dict[str, Any]] = json.loads(out.read_text())
+    return data
+
+
+def pages(visits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [v for v in visits if "page" in v]
+
+
+def test_every_page_type_was_judged(visits: list[dict[str, Any]]) -> None:
+    kinds = {v["page"] for v in pages(visits)}
+    assert {"leaderboard", "checks", "cost", "cohort", "calibration", "unit", "transcript",
+            "evidence viewer", "not found", "index", "methodology"} <= kinds  # fmt: skip
+    combos = {(v["width"], v["scheme"]) for v in pages(visits)}
+    assert combos == {(w, s) for w in (360, 768, 1440) for s in ("default", "slate")}
+
+
+def test_no_horizontal_overflow(visits: list[dict[str, Any]]) -> None:
+    wide = [(v["page"], v["width"], v["scheme"], v["overflow_px"]) for v in pages(visits)
+            if v["overflow_px"] > 0]  # fmt: skip
+    assert wide == []
+
+
+def test_no_serious_or_critical_axe_violation(visits: list[dict[str, Any]]) -> None:
+    found = [(v["page"], v["width"], v["scheme"], x["id"], x["targets"][:2])
+             for v in pages(visits) for x in v["serious"]]  # fmt: skip
+    assert found == []
+
+
+def test_nothing_left_loopback(visits: list[dict[str, Any]]) -> None:
+    assert all(v["blocked"] == [] for v in visits if "blocked" in v)

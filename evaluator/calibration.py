@@ -2,8 +2,8 @@
 
 Passes only when the starter installs and builds, every check executes (no browser/runtime
 failure), the three core journeys are detected missing, the hard gate fails and the automated
-score is exactly 26/60. Writes evidence/<round>/calibration.json and the evaluator's output in
-evidence/<round>/calibration/. Exit code 0 only when it passes.
+score is exactly the rubric's calibration score. Writes evidence/<round>/calibration.json and
+the evaluator's output in evidence/<round>/calibration/. Exit code 0 only when it passes.
 """
 
 from __future__ import annotations

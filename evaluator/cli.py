@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__)
@@ -20,10 +22,13 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--no-screenshots", action="store_true")
     ev.add_argument("--keep-workspace", action="store_true", help="keep the temp build folder")
 
-    cal = sub.add_parser("calibrate", help="evaluate the starter; must score exactly 26/60")
+    cal = sub.add_parser(
+        "calibrate",
+        help=f"evaluate the starter; must score exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}",
+    )
     cal.add_argument("--round", dest="round_id", required=True)
 
-    con = sub.add_parser("controls", help="evaluate the reference and the 15 mutants")
+    con = sub.add_parser("controls", help="evaluate the reference and every mutant")
     con.add_argument("--only", default="", help="comma-separated control names")
 
     args = parser.parse_args(argv)

@@ -15,6 +15,7 @@ from evaluator.build import Workspace, copy_app, run_step
 from evaluator.controls import materialize
 from evaluator.evaluate import run_browser_phase
 from records.evidence.evaluation import PhaseRecord
+from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -55,4 +56,4 @@ def test_three_runs_are_identical(which: str, tmp_path: Path) -> None:
         runs.append((_fingerprint(phase), phase.probes))
     assert runs[0] == runs[1] == runs[2]
     score = sum(c[3] for c in runs[0][0])
-    assert score == (26 if which == "starter" else 60)
+    assert score == (CALIBRATION_SCORE if which == "starter" else MAX_AUTOMATED)

@@ -1,8 +1,11 @@
 """The freeze stage: record the content hashes of a round's inputs in `evidence/<round>/round.json`.
 
-Inputs (prompt bytes, starter tree, cohort file, round settings) are protected: once a round holds
-a scored unit, a changed input is refused and a new round is needed. The evaluator hash and the
-tool versions are recorded too; they may change (evaluation re-runs, sessions never do).
+Inputs (prompt bytes, starter tree, cohort file, round settings) are protected from the frozen
+run order on (`order.json`, drawn before the first scored unit) and whenever the round holds a
+scored unit: a changed input is then refused and a new round is needed. The evaluator hash and the
+tool versions are recorded too; they may change (evaluation re-runs, sessions never do). The
+round's `node_version` and agent version must equal the installed tools (`.tools/versions.json`):
+a mismatch is refused before anything is frozen or run.
 """
 
 from __future__ import annotations
@@ -23,11 +26,28 @@ from records.layout import (
     round_paths,
     scoring_source_files,
 )
-from records.tools import tool_versions
+from records.tools import tool_versions, version_mismatches
 
 
 class FrozenInputsChanged(RuntimeError):
-    """A protected input differs from the frozen round that already holds scored units."""
+    """A protected input differs from a frozen round whose order is drawn or that holds units."""
+
+
+class ToolVersionMismatch(RuntimeError):
+    """The round names a Node or agent version other than the installed one."""
+
+
+def require_round_tools(round_id: str) -> None:
+    """Refuse when the round's node_version or agent version differs from the installed tools."""
+    settings = load_round(round_id)
+    required = {"node": settings.node_version, settings.agent.name: settings.agent.version}
+    problems = version_mismatches(required)
+    if problems:
+        raise ToolVersionMismatch(
+            f"{round_settings_path(round_id)}: the round's tool versions differ from the installed "
+            f"tools: {'; '.join(problems)}. Install the round's versions (scripts/setup) or create "
+            "a new round (benchmark/rounds/<new-round>.json) naming the installed ones."
+        )
 
 
 def evaluator_sha256() -> str:
@@ -60,7 +80,8 @@ def changed_fields(old: FrozenInputs, new: FrozenInputs) -> list[str]:
 
 
 def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
-    """Write (or confirm) round.json; refuse changed inputs once the round holds scored units."""
+    """Write (or confirm) round.json; refuse changed inputs once the order is drawn or units ran."""
+    require_round_tools(round_id)
     settings = load_round(round_id)
     paths = round_paths(round_id, evidence_dir)
     inputs = current_inputs(round_id)
@@ -68,11 +89,15 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
     if previous is not None:
         changed = changed_fields(previous.inputs, inputs)
         units = scored_units(round_id, evidence_dir)
-        if changed and units:
+        if changed and (units or paths.order.exists()):
+            held = (
+                f"already holds {len(units)} scored unit(s) "
+                f"({', '.join(units[:3])}{', …' if len(units) > 3 else ''})"
+                if units
+                else f"has its run order drawn ({paths.order.name})"
+            )
             raise FrozenInputsChanged(
-                f"round {round_id!r} is frozen and already holds {len(units)} scored unit(s) "
-                f"({', '.join(units[:3])}{', …' if len(units) > 3 else ''}); "
-                "changed since the freeze: "
+                f"round {round_id!r} is frozen and {held}; changed since the freeze: "
                 f"{', '.join(changed)}. Paid work is never redone or mixed: create a new round "
                 f"(benchmark/rounds/<new-round>.json) for the new inputs."
             )

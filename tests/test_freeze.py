@@ -1,8 +1,11 @@
-"""The freeze stage writes round.json and refuses changed inputs once a round has paid units."""
+"""The freeze stage writes round.json and refuses changed inputs once the order is drawn or a round
+has paid units, and refuses a round whose tool versions differ from the installed ones."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -11,7 +14,11 @@ from pathlib import Path
 import pytest
 
 import harness.freeze as freeze_stage
-from records.io import read_record
+import harness.unit
+from records import inputs, tools
+from records.evidence.round import OrderRecord
+from records.inputs import load_cohort, load_round
+from records.io import read_record, write_record
 from records.layout import round_paths
 
 
@@ -69,6 +76,91 @@ def test_changed_input_after_a_scored_unit_is_refused(
     assert field in message and "new round" in message and "claude-opus-r1" in message
     assert round_paths("round-0", evidence).round_json.read_bytes() == before
 
+
+@pytest.fixture
+def copied_benchmark(frozen_inputs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of benchmark/ (cohort and round files) the test may change."""
+    copy = frozen_inputs / "benchmark"
+    shutil.copytree(inputs.BENCHMARK_DIR, copy)
+    monkeypatch.setattr(inputs, "BENCHMARK_DIR", copy)
+    return copy
+
+
+def draw_order(evidence: Path) -> None:
+    """order.json as the order stage leaves it (written with the real writer)."""
+    write_record(
+        round_paths("round-0", evidence).order,
+        OrderRecord(round_id="round-0", seed=1, drawn_at="2026-12-01T00:00:00Z",
+                    qualified=[], not_testable=[], order=[]),
+    )  # fmt: skip
+
+
+def test_cohort_is_protected_from_the_frozen_order_on(copied_benchmark: Path) -> None:
+    evidence = copied_benchmark.parent / "evidence"
+    freeze_stage.freeze("round-0", evidence)
+    cohort = copied_benchmark / "models.json"
+    data = json.loads(cohort.read_text())
+    data["description"] += " (edited after preflight)"
+    cohort.write_text(json.dumps(data, indent=2))
+    freeze_stage.freeze("round-0", evidence)  # no order yet: the new cohort is simply frozen
+    draw_order(evidence)
+    data["description"] += " (edited after the order was drawn)"
+    cohort.write_text(json.dumps(data, indent=2))
+    before = round_paths("round-0", evidence).round_json.read_bytes()
+    with pytest.raises(freeze_stage.FrozenInputsChanged) as info:
+        freeze_stage.freeze("round-0", evidence)
+    message = str(info.value)
+    assert "has its run order drawn (order.json)" in message and "cohort_sha256" in message
+    assert "new round" in message
+    assert round_paths("round-0", evidence).round_json.read_bytes() == before
+
+
+def test_prompt_is_protected_from_the_frozen_order_on(frozen_inputs: Path) -> None:
+    evidence = frozen_inputs / "evidence"
+    freeze_stage.freeze("round-0", evidence)
+    draw_order(evidence)
+    (frozen_inputs / "task-prompt.md").write_bytes(b"Build the site, differently.\n")
+    with pytest.raises(freeze_stage.FrozenInputsChanged, match="prompt_sha256"):
+        freeze_stage.freeze("round-0", evidence)
+
+
+@pytest.mark.parametrize(
+    ("versions", "problem"),
+    [
+        ({"node": "v20.11.0", "opencode": "1.17.18"}, "node 22.23.5 is required but"),
+        ({"node": "v22.23.5", "opencode": "1.17.17"}, "opencode 1.17.18 is required but"),
+        ({"node": "v22.23.5"}, "opencode 1.17.18 is required but"),
+    ],
+)
+def test_round_tool_versions_must_equal_the_installed_tools(
+    frozen_inputs: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    versions: dict[str, str],
+    problem: str,
+) -> None:
+    installed = frozen_inputs / "versions.json"
+    installed.write_text(json.dumps(versions))
+    monkeypatch.setattr(tools, "VERSIONS_FILE", installed)
+    evidence = frozen_inputs / "evidence"
+    with pytest.raises(freeze_stage.ToolVersionMismatch) as info:
+        freeze_stage.freeze("round-0", evidence)
+    message = str(info.value)
+    assert "round-0.json" in message and problem in message and str(installed) in message
+    assert "new round" in message
+    assert not round_paths("round-0", evidence).round_json.exists()
+    key = load_cohort(load_round("round-0").cohort_path).candidates[0].key
+    with pytest.raises(freeze_stage.ToolVersionMismatch):  # no paid session on other tools
+        harness.unit.run_unit("round-0", key, evidence_dir=evidence)
+
+
+def test_node_version_with_or_without_v_prefix_matches(
+    frozen_inputs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = frozen_inputs / "versions.json"
+    installed.write_text(json.dumps({"node": "v22.23.5", "opencode": "1.17.18"}))
+    monkeypatch.setattr(tools, "VERSIONS_FILE", installed)
+    assert tools.version_mismatches({"node": "22.23.5", "opencode": "1.17.18"}) == []
+    freeze_stage.freeze("round-0", frozen_inputs / "evidence")
 
 
 def test_replacement_command_refuses_a_unit_that_was_never_recorded(tmp_path: Path) -> None:

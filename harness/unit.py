@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness import order as run_order
 from harness.agents import Agent, agent_for
+from harness.freeze import require_round_tools
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.progress import Progress
 from harness.replacement import replacement_record, unit_name
@@ -204,6 +205,7 @@ def run_unit(
     outage_seconds: float | None = None,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
+    require_round_tools(round_id)  # a paid session never runs on other tools than the round's
     settings = load_round(round_id)
     candidate = load_cohort(settings.cohort_path).by_key(model_key)
     agent = agent or agent_for(settings.agent, f"round {round_id!r}")

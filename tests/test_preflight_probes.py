@@ -31,7 +31,12 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.mark.parametrize(
     ("key", "detail"),
-    [("missing-route", "not in /models"), ("no-tool-choice", "tool_choice")],
+    [
+        ("missing-route", "not in /models"),
+        ("no-tool-choice", "tool_choice"),
+        ("slug-mismatch", "demo-tangent/drift-1-20261020"),  # the catalogue's slug, named
+        ("no-tools", "tools"),
+    ],
 )
 def test_catalogue_failures_are_not_testable(evidence: Path, key: str, detail: str) -> None:
     record = run_preflight("demo", key, evidence_dir=evidence)

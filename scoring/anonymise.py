@@ -129,7 +129,11 @@ def redact(
     out = "".join(pieces)
     if money:
         out = MONEY.sub("[amount]", out)
-    return out, [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in kept]
+    found = [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in kept]
+    if money and (find_identities(out, pattern) or OPENCODE_IDS.search(out)):
+        out, more = redact(out, pattern)  # a mask can free a name it touched ("$5Claude")
+        found += more
+    return out, found
 
 
 def scrub(text: str, pattern: re.Pattern[str], money: bool = False) -> tuple[str, int]:

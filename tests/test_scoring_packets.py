@@ -19,6 +19,7 @@ from scoring.anonymise import (
     identity_pattern,
     identity_strings,
     leak_scan,
+    redact,
     scrub,
 )
 from scoring.codes import CODE_LENGTH, assign_codes, draw_code, legacy_code, load_codes
@@ -260,3 +261,10 @@ def test_a_self_signature_is_redacted_and_flagged_and_packets_are_still_built(
     for path in ctx.paths.packets_dir.rglob("*"):
         if path.is_file():
             assert unit not in path.read_text(errors="replace"), path
+
+
+def test_a_mask_never_frees_a_name() -> None:
+    cleaned, found = redact("spent $5Claude; Northwind Builder 1 did it", PATTERN, money=True)
+    assert cleaned == "spent [amount][redacted]; [redacted] did it"
+    assert sorted(f for _, f in found) == ["Claude", "Northwind Builder 1"]
+    assert not leak_scan_text(cleaned)

@@ -10,8 +10,18 @@ import argparse
 import os
 import sys
 
-from harness.replacement import ReplacementRefused, create_replacement
+from harness.replacement import ReplacementRefused, create_replacement, replacement_record
+from records.evidence.round import ReplacementRecord
 from records.io import RecordError
+from records.layout import round_paths
+
+
+def _existing(round_id: str, unit: str) -> ReplacementRecord | None:
+    target = round_paths(round_id).unit(f"{unit}-x1")
+    try:
+        return replacement_record(target)
+    except ReplacementRefused:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,8 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     replace.add_argument("unit", help="the failed unit, e.g. claude-opus-r1")
     replace.add_argument("--reason", required=True, help="why (recorded in replacement.json)")
     replace.add_argument("--round", default=os.environ.get("SITEOS_ROUND", "demo"))
+    replace.add_argument(
+        "--if-absent",
+        action="store_true",
+        help="succeed without a change when the unit already has its one replacement "
+        "(for a script that runs twice, like scripts/demo-round)",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.if_absent and (existing := _existing(args.round, args.unit)) is not None:
+            print(f"{existing.replacement_unit} already replaces {existing.replaced_unit}")
+            return 0
         record = create_replacement(args.round, args.unit, args.reason)
     except (ReplacementRefused, RecordError) as exc:
         print(f"refused: {exc}", file=sys.stderr)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rule_paths import unexercised
 
 from dodo import PIPELINE
 from records.layout import REPO_ROOT, round_paths
@@ -44,7 +45,16 @@ def doit(env: dict[str, str], *args: str, check: bool = True) -> subprocess.Comp
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
     evidence = tmp_path_factory.mktemp("demo-round") / "evidence"
     env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND="demo")
-    doit(env, "-n", "2", "-P", "thread", *PIPELINE)  # controls: tests/test_evaluator_controls.py
+    # the demo command without setup: doit, the documented replacement, doit again
+    # (controls: tests/test_evaluator_controls.py)
+    proc = subprocess.run(
+        ["bash", str(REPO_ROOT / "scripts" / "demo-round"), *PIPELINE],
+        cwd=REPO_ROOT, env=env, text=True, capture_output=True, timeout=5400,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise AssertionError(
+            f"scripts/demo-round failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+        )
     yield env, evidence
 
 
@@ -100,7 +110,19 @@ def test_every_demo_rule_path_ends_in_its_designed_evidence(
         "flaky-adapter": "adapter_unstable",
         "missing-route": "catalogue",
         "no-tool-choice": "catalogue",
+        "slug-mismatch": "catalogue",
+        "no-tools": "catalogue",
     }
+
+
+def test_every_rule_path_listed_on_the_methodology_page_is_exercised(
+    demo: tuple[dict[str, str], Path],
+) -> None:
+    _, evidence = demo
+    assert unexercised("demo", evidence) == []
+    replacement = round_paths("demo", evidence).unit("provider-outage-r1-x1")
+    record = json.loads(replacement.replacement.read_text())
+    assert record["replaced_unit"] == "provider-outage-r1" and record["reason"].startswith("demo:")
 
 
 def test_site_shows_every_unit(demo: tuple[dict[str, str], Path]) -> None:

@@ -124,3 +124,22 @@ def test_no_human_intervention_is_recorded_as_a_construction_not_a_measurement()
     assert record.human_intervention is False
     assert record.human_intervention_basis == HUMAN_INTERVENTION_BASIS
     assert HUMAN_INTERVENTION_BASIS == "none possible (no TTY, stdin closed)"
+
+
+def test_if_absent_makes_the_command_safe_to_repeat(tmp_path: Path) -> None:
+    unit = record_unit(tmp_path, "provider-outage", failure_class="provider_outage")
+    assert replace(tmp_path, unit).returncode == 0
+    again = replace(tmp_path, unit)
+    assert again.returncode == 2 and "already has its one replacement" in again.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "replace", unit, "--reason", "x", "--round", ROUND,
+         "--if-absent"],
+        env=dict(os.environ, SITEOS_EVIDENCE_DIR=str(tmp_path)),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "already replaces provider-outage-r1" in proc.stdout
+    record = read_record(
+        round_paths(ROUND, tmp_path).unit(f"{unit}-x1").root / "replacement.json",
+        ReplacementRecord,
+    )
+    assert record.reason == "demo reason"  # unchanged by the repeat

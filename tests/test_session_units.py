@@ -75,6 +75,19 @@ def test_step_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
     assert "+step 40" in diff  # the work up to the ceiling is kept
 
 
+def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
+    # a slow worker under a short wall clock (90 s: long enough for OpenCode to start on a loaded
+    # machine; the round's 30 minutes would be too slow for a test)
+    record = run_unit(
+        "demo", "slow-lite", 2, evidence_dir=evidence, check_order=False, wall_clock_seconds=90
+    )
+    assert (record.stop_status, record.validity, record.failure_class) == (
+        "time_ceiling", "valid", "model")  # fmt: skip
+    assert 90 <= record.elapsed_seconds < 120 and record.steps >= 1
+    diff = round_paths("demo", evidence).unit("slow-lite-r2").diff.read_text()
+    assert "+working" in diff  # the work up to the ceiling is kept
+
+
 def test_contradicting_identity_invalidates(evidence: Path) -> None:
     record = run_unit("demo", "swap-lite", evidence_dir=evidence, check_order=False)
     assert record.validity == "invalid" and record.identity.verdict == "contradicts"

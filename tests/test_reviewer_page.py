@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from media_fixture import png, webm
 from scoring_support import make_round, make_unit, result
-from site_fixture import png, webm
 
 from records.io import write_record
 from records.layout import REPO_ROOT

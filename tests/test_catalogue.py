@@ -328,3 +328,19 @@ def test_catalogue_stage_writes_the_report_and_refuses_input_mismatches(
     monkeypatch.setattr(inputs, "rounds_dir", lambda: rounds)
     assert not stage.catalogue_stage("stage-test", tmp_path)
     assert "refused: 1 input mismatch" in capsys.readouterr().out
+
+
+def test_rehearsal_smoke_subset_is_verbatim_round0() -> None:
+    """The CI subset (tests/test_rehearsal.py) copies its candidates from models.json unchanged."""
+    smoke, full = load_round("round-0-rehearsal-smoke"), load_round("round-0-rehearsal")
+    real = {c.key: c for c in load_cohort(COHORT_FILE).candidates}
+    subset = load_cohort(smoke.cohort_path)
+    assert subset.candidates and all(c == real[c.key] for c in subset.candidates)
+    assert subset.catalogue == load_cohort(COHORT_FILE).catalogue
+    assert smoke.simulation is not None and full.simulation is not None
+    assert smoke.simulation.scripts == {
+        c.key: full.simulation.scripts[c.key] for c in subset.candidates
+    }
+    assert smoke.model_dump(exclude={"round_id", "title", "cohort", "simulation", "notes"}) == (
+        full.model_dump(exclude={"round_id", "title", "cohort", "simulation", "notes"})
+    )

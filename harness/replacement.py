@@ -54,7 +54,7 @@ def evaluator_failure(paths: UnitPaths) -> str:
     result = read_record(paths.result, EvaluationResult)
     if result.evaluator_error:
         return f"evaluator error: {result.evaluator_error}"
-    probe_errors = [g.id for g in result.gates if getattr(g, "evaluator_error", None)]
+    probe_errors = [g.id for g in result.gates if g.status == "evaluator_error"]
     if probe_errors:
         return f"gate probe evaluator error: {', '.join(probe_errors)}"
     not_run = [c.id for c in result.checks if not c.executed]

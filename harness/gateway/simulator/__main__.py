@@ -1,4 +1,4 @@
-"""`python -m harness.gateway.simulator --port P (--models-dir DIR | --cohort FILE)`: serve.
+"""`python -m harness.gateway.simulator --port P (--models-dir DIR | --cohort FILE | --round R)`.
 
 Runs until killed.
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from harness.gateway.simulator.server import Simulator
+from records.inputs import load_round
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,9 +22,15 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--models-dir", type=Path, help="folder of scripted-model JSON files")
     source.add_argument("--cohort", type=Path, help="a cohort file whose candidates name scripts")
+    source.add_argument(
+        "--round",
+        help="a rehearsal round: its catalogue snapshot, each route with the round's script",
+    )
     parser.add_argument("--api-key", default=None, help="accept only this key (default: any)")
     args = parser.parse_args(argv)
-    if args.models_dir:
+    if args.round:
+        sim = Simulator.from_rehearsal(load_round(args.round), port=args.port, api_key=args.api_key)
+    elif args.models_dir:
         sim = Simulator.from_dir(args.models_dir, port=args.port, api_key=args.api_key)
     else:
         sim = Simulator.from_cohort(args.cohort.resolve(), port=args.port, api_key=args.api_key)

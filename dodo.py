@@ -131,7 +131,8 @@ def task_catalogue() -> dict[str, Any]:
 
 
 def task_spend() -> dict[str, Any]:
-    """Say what the round may spend, and refuse a paid round without OPENROUTER_API_KEY."""
+    """Say what the round may spend; refuse a paid round without OPENROUTER_API_KEY, and any round
+    whose key's remaining credit is below its maximum spend (GET /key, key-check.json)."""
 
     def announce() -> bool:
         candidates = len(COHORT.candidates)
@@ -159,7 +160,7 @@ def task_spend() -> dict[str, Any]:
         "api_key_set": bool(os.environ.get("OPENROUTER_API_KEY")),
     }
     return {
-        "actions": [announce],
+        "actions": [announce, (stage, ["harness.spend:spend_stage", ROUND])],
         "file_dep": [str(PATHS.catalogue)],  # the prices it announces (the catalogue stage's)
         "task_dep": ["calibrate"],
         "uptodate": [config_changed(plan)],  # said again whenever the plan or the key changes

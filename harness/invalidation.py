@@ -4,6 +4,11 @@ A unit is invalid (not scored, reasons shown) when the prompt or starter differs
 round, the routed identity contradicts the freeze, a human intervened, the harness retried, or
 required evidence is missing. Provider outages and harness failures are reported apart from model
 failures. A step/time/budget stop keeps the work and is scored with its stop status.
+
+Retries: the agent repeating a request after an upstream error that delivered no completion is its
+transport retry (recorded, same step, not an invalidation); a repeat after a delivered completion
+is a harness retry (invalid). A request that got only keep-alives past the outage window is a
+provider stall: the unit is a provider outage (replaceable) even if it ran to the time ceiling.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from records.evidence.session import (
 from records.layout import UnitPaths
 
 REQUIRED_EVIDENCE = tuple(path.name for path in UnitPaths(Path()).required_evidence)
-OUTAGE_CLASSES = {"upstream_5xx", "midstream_error", "connection", "rate_limit", "no_endpoint"}
+OUTAGE_CLASSES = {"upstream_5xx", "midstream_error", "connection", "rate_limit", "no_endpoint",
+                  "provider_stall"}  # fmt: skip
 HARNESS_CLASSES = {"auth", "credits", "bad_request", "malformed_response", "not_found"}
 DATE_SUFFIX = re.compile(r"-\d{8}$")
 
@@ -87,6 +93,12 @@ def _failure(facts: UnitFacts) -> tuple[FailureClass, str]:
     classes = set(gw.error_classes)
     if facts.harness_error:
         return "harness", facts.harness_error
+    if gw.stalls and facts.stop_status != "completed":
+        wait = (gw.longest_keepalive_wait_ms or 0) / 1000
+        return "provider_outage", (
+            f"provider stall: a request got only keep-alive comments for {wait:.0f} s, past the "
+            f"round's outage window; gateway errors {gw.error_classes}"
+        )
     if facts.stop_status == "provider_outage":
         return "provider_outage", f"the gateway kept failing: {gw.error_classes}"
     if facts.stop_status in ("crashed", "not_started"):
@@ -119,9 +131,10 @@ def assess(facts: UnitFacts) -> Assessment:
         )
     if facts.human_intervention:
         reasons.append("human intervention")
-    if facts.gateway.retries:
+    if facts.gateway.retries:  # transport retries (after an undelivered answer) are not counted
         reasons.append(
-            f"harness retry: {facts.gateway.retries} repeated request(s) in gateway.jsonl"
+            f"harness retry: {facts.gateway.retries} request(s) repeated a conversation whose "
+            "answer had been delivered (gateway.jsonl)"
         )
     missing = [name for name in REQUIRED_EVIDENCE if name not in facts.evidence_present]
     if missing:

@@ -140,7 +140,8 @@ def run_probe(
             elapsed_seconds=outcome.process.elapsed_seconds, steps=gw.steps,
             identity_verdict=identity.verdict, observed_models=identity.observed_models,
             upstream_errors=gw.upstream_errors, error_classes=sorted(gw.error_classes),
-            cost_usd=gw.cost_usd, detail="; ".join(detail),
+            cost_usd=gw.cost_usd if gw.cost_usd is not None else gw.cost_estimate_usd,
+            detail="; ".join(detail),
         )  # fmt: skip
         write_record(probe_dir / "probe.json", record)
         return record

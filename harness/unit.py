@@ -37,6 +37,7 @@ from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree, private_npm_cache
+from harness.spend import SpendRefused, require_key_check
 from records import layout
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
@@ -226,6 +227,10 @@ def run_unit(
         replacing = replacement_record(paths).replaced_unit
     elif check_order:
         _check_order(round_id, unit, evidence_dir)
+    try:  # the spend stage checked the key's credit against the round's maximum spend
+        require_key_check(round_id, settings.gateway.kind == "openrouter", evidence_dir)
+    except SpendRefused as exc:
+        raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     with round_gateway(settings) as upstream:
         return _execute(
@@ -282,7 +287,8 @@ def _execute(
         title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
         progress=progress, on_start=started, outage_seconds=outage_seconds,
     )  # fmt: skip
-    progress.update("evidence", outcome.gateway.steps, outcome.gateway.cost_usd, force=True)
+    gw = outcome.gateway
+    progress.update("evidence", gw.steps, gw.cost_estimate_usd, force=True)
     save_worktree_evidence(paths, worktree, base)
     save_trace(paths, outcome.trace)
     record = _record(

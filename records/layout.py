@@ -243,6 +243,11 @@ class RoundPaths:
         return self.root / "calibration"
 
     @property
+    def key_check(self) -> Path:
+        """The API key's credit, checked against the round's maximum spend before any paid call."""
+        return self.root / "key-check.json"
+
+    @property
     def catalogue(self) -> Path:
         """The catalogue stage's report (`harness.catalogue`), written before anything is spent."""
         return self.root / "catalogue.json"

@@ -69,6 +69,7 @@ def drive(
     max_requests: int = 60,
     api_key: str = "sk-placeholder",
     stream: bool = True,
+    max_tokens: int = 1000,
 ) -> tuple[list[dict[str, Any]], Exception | None]:
     """A toy agent: answers every tool call with "ok" until the model stops or an error.
 
@@ -86,7 +87,7 @@ def drive(
     for _ in range(max_requests):
         try:
             kwargs: dict[str, Any] = {"model": model, "messages": messages, "tools": tools,
-                                      "tool_choice": "auto", "max_tokens": 1000}  # fmt: skip
+                                      "tool_choice": "auto", "max_tokens": max_tokens}  # fmt: skip
             if stream:
                 text, calls = "", dict[int, dict[str, str]]()
                 for chunk in client.chat.completions.create(**kwargs, stream=True):

@@ -153,13 +153,16 @@ def test_outage_and_retries_are_observable(sim: Simulator, tmp_path: Path) -> No
             assert httpx.post(f"{proxy.base_url}/chat/completions", json=body).status_code == 503
         state = proxy.state
     records = read_exchanges(tmp_path / "unit" / "gateway.jsonl")
-    assert [(r.step, r.retry, r.status) for r in records] == [
-        (1, False, 200), (2, False, 503), (2, True, 503), (2, True, 503)]  # fmt: skip
+    # repeats after an upstream error that delivered nothing: the agent's transport retries
+    assert [(r.step, r.retry, r.transport_retry, r.status) for r in records] == [
+        (1, False, False, 200), (2, False, False, 503), (2, False, True, 503),
+        (2, False, True, 503)]  # fmt: skip
     assert records[1].error_class is ErrorClass.UPSTREAM_5XX
     summary = summarize(tmp_path / "unit" / "gateway.jsonl")
-    assert (summary.steps, summary.retries, summary.upstream_errors) == (2, 2, 3)
+    assert (summary.steps, summary.retries, summary.upstream_errors) == (2, 0, 3)
+    assert (summary.transport_retries, summary.transport_retry_classes) == (2, {"upstream_5xx": 2})
     assert summary.error_classes == {"upstream_5xx": 3}
-    assert (state.steps, state.retries, state.upstream_errors) == (2, 2, 3)
+    assert (state.steps, state.retries, state.transport_retries) == (2, 0, 2)
 
 
 def test_hang_and_midstream_errors_are_classified(sim: Simulator, tmp_path: Path) -> None:
@@ -170,9 +173,10 @@ def test_hang_and_midstream_errors_are_classified(sim: Simulator, tmp_path: Path
         assert isinstance(error, openai.APIError)
     hang, mid = read_exchanges(tmp_path / "unit" / "gateway.jsonl")
     assert (hang.status, hang.error_class) == (502, ErrorClass.CONNECTION)
+    # classed by its in-stream code (502)
     assert (mid.status, mid.error_class, mid.finish_reason) == (
-        200, ErrorClass.MIDSTREAM_ERROR, "error")  # fmt: skip
-    assert mid.error_message == "provider died"
+        200, ErrorClass.UPSTREAM_5XX, "error")  # fmt: skip
+    assert mid.error_message == "in-stream error (code 502): provider died"
 
 
 def test_budget_ceiling(sim: Simulator, tmp_path: Path) -> None:
@@ -201,6 +205,6 @@ def test_stream_bytes_pass_through_unchanged_over_tcp_and_unix_socket(
     assert first.response_sha256 == hashlib.sha256(via_tcp).hexdigest()
     assert second.response is not None and second.response.encode() == via_unix
     assert via_unix.startswith(b": OPENROUTER PROCESSING") and via_unix.endswith(b"[DONE]\n\n")
-    assert second.retry and second.step == 1  # same messages again
+    assert second.retry and second.step == 1  # same messages after a delivered completion
     assert listing.kind == "other" and {m["id"] for m in models["data"]} >= {"lab/two-1"}
     assert json.loads(first.response.split("data: ")[-2])["usage"]["cost"] > 0

@@ -19,6 +19,8 @@ from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 # SSE bytes OpenCode 1.17.18 accepted for a streamed tool call (recorded against a local stub)
 ACCEPTED_SSE = Path(__file__).parent / "data" / "opencode-1.17.18-sse-toolcall.txt"
+# a live OpenRouter stream (recorded 2026-05-06, see ../shared/reference/openrouter/)
+LIVE_SSE = Path(__file__).parent / "data" / "openrouter" / "live-stream-tool-call.json"
 KEY = "sk-or-v1-simulator-test"
 
 
@@ -42,7 +44,7 @@ def sim() -> Iterator[Simulator]:
             "filePath": "{workdir}/package.json",
             "content": {"content_from": "app-starter/package.json"}}}]}]),
     ]  # fmt: skip
-    with loopback_only(), Simulator(scripts, generation_lag_seconds=0.1) as simulator:
+    with loopback_only(), Simulator(scripts, generation_lag_seconds=1.0) as simulator:
         yield simulator
 
 
@@ -74,29 +76,41 @@ def test_openai_parses_non_streaming_answers(sim: Simulator) -> None:
     assert reply.usage.model_extra["cost"] > 0
 
 
-def test_sse_bytes_follow_the_shape_opencode_accepted(sim: Simulator) -> None:
+def _data_events(raw: str) -> list[dict]:
+    return [json.loads(e[6:]) for e in raw.split("\n\n") if e.startswith("data: {")]
+
+
+def test_sse_bytes_follow_the_recorded_live_shape(sim: Simulator) -> None:
+    """Tool-call deltas as OpenCode accepted them; the ending as recorded from live OpenRouter:
+    a finish chunk, then the usage chunk repeating the finish choice, then `[DONE]`."""
     system = {"role": "system", "content": "Working directory: /worktree"}
     body = {"model": "lab-a/writer-1", "stream": True, "messages": [system]}
-    raw = httpx.post(f"{sim.base_url}/chat/completions", json=body,
-                     headers={"Authorization": f"Bearer {KEY}"}).text  # fmt: skip
-    assert raw.startswith(": OPENROUTER PROCESSING\n\n")
-    events = [e for e in raw.split("\n\n") if e.startswith("data: ")]
-    assert events[-1] == "data: [DONE]"
-    ours = [json.loads(e[6:]) for e in events[:-1]]
-    theirs = [
-        json.loads(e[6:]) for e in ACCEPTED_SSE.read_text().split("\n\n") if e.startswith("data: {")
-    ]
-    assert len(ours) == len(theirs)
-    for mine, ref in zip(ours, theirs, strict=True):
-        for calls in (mine, ref):
-            for choice in calls["choices"]:
-                for call in choice["delta"].get("tool_calls", []):
-                    call.pop("id", None)
-        assert [(c["delta"], c["finish_reason"]) for c in mine["choices"]] == [
-            (c["delta"], c["finish_reason"]) for c in ref["choices"]
-        ]
-    assert ours[-1]["choices"] == [] and ours[-1]["usage"]["cost"] > 0
-    assert ours[-1]["usage"].keys() >= theirs[-1]["usage"].keys()
+    response = httpx.post(f"{sim.base_url}/chat/completions", json=body,
+                          headers={"Authorization": f"Bearer {KEY}"})  # fmt: skip
+    raw = response.text
+    assert raw.startswith(": OPENROUTER PROCESSING\n\n") and raw.endswith("data: [DONE]\n\n")
+    ours = _data_events(raw)
+    assert response.headers["X-Generation-Id"] == ours[0]["id"]
+    accepted = _data_events(ACCEPTED_SSE.read_text())
+    deltas = [c["choices"][0]["delta"] for c in ours if c["choices"][0]["finish_reason"] is None]
+    for mine, ref in zip(deltas, accepted[: len(deltas)], strict=True):
+        theirs = ref["choices"][0]["delta"]
+        for call in [*mine.get("tool_calls", []), *theirs.get("tool_calls", [])]:
+            call.pop("id", None)
+        assert mine == ref["choices"][0]["delta"]
+    live = _data_events(json.loads(LIVE_SSE.read_text())["interactions"][0]["response"]["body"])
+    for stream in (ours, live):
+        finish, usage = stream[-2], stream[-1]
+        assert finish["choices"] == usage["choices"] and "usage" not in finish
+        assert finish["choices"][0]["finish_reason"] == "tool_calls"
+        assert finish["choices"][0]["delta"] == {"content": "", "role": "assistant"}
+    assert ours[-1]["usage"].keys() >= live[-1]["usage"].keys() - {"completion_tokens_details"}
+    assert ours[-1]["usage"]["cost_details"].keys() == live[-1]["usage"]["cost_details"].keys()
+    details = ours[-1]["usage"]["cost_details"]
+    assert details["upstream_inference_prompt_cost"] + details[
+        "upstream_inference_completions_cost"
+    ] == pytest.approx(ours[-1]["usage"]["cost"])
+    assert all(c["provider"] == "Demo Cloud" for c in ours)
 
 
 def test_catalogue_endpoints_key_and_generation(sim: Simulator) -> None:
@@ -119,14 +133,15 @@ def test_catalogue_endpoints_key_and_generation(sim: Simulator) -> None:
     )
     assert httpx.get(f"{sim.base_url}/models/lab-a/hidden-1/endpoints").status_code == 404
     assert httpx.get(f"{sim.base_url}/models/nobody/none/endpoints").status_code == 404
-    assert httpx.get(f"{sim.base_url}/key", headers=auth).json()["data"]["limit_remaining"] == 100
+    key = httpx.get(f"{sim.base_url}/key", headers=auth).json()["data"]
+    assert key["limit"] is None and key["limit_remaining"] is None  # no limit unless scripted
     assert httpx.get(f"{sim.base_url}/key").status_code == 401
     reply = client(sim).chat.completions.create(
         model="lab-a/writer-1", messages=[{"role": "user", "content": "x"}]
     )
     first = httpx.get(f"{sim.base_url}/generation", params={"id": reply.id}, headers=auth)
     assert first.status_code == 404  # lags right after the completion, like OpenRouter
-    time.sleep(0.15)
+    time.sleep(1.05)
     gen = httpx.get(f"{sim.base_url}/generation", params={"id": reply.id}, headers=auth).json()
     assert gen["data"]["model"] == "lab-a/writer-1-20260101"
     assert reply.usage is not None and reply.usage.model_extra is not None

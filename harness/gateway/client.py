@@ -17,9 +17,10 @@ from harness.gateway.errors import (
     GatewayConnectionError,
     GatewayError,
     MalformedResponseError,
-    MidstreamError,
     NotFoundError,
+    classify_stream_error,
     error_for,
+    exception_class,
 )
 from harness.gateway.sse import SSEReader, StreamObservation
 
@@ -168,15 +169,16 @@ class OpenRouterClient:
         response = self._request("POST", "/chat/completions", json={**body, "stream": False})
         data = self._json(response)
         if not isinstance(data, dict) or "choices" not in data:
-            if isinstance(data, dict) and "error" in data:  # HTTP 200 with an error body
-                raise error_for(500, data)
+            if isinstance(data, dict) and isinstance(data.get("error"), dict):
+                raise stream_error(data["error"])  # HTTP 200 with an error body
             raise MalformedResponseError(
                 "chat response has no choices", status=response.status_code
             )
         return data
 
     def chat_stream(self, body: dict[str, Any]) -> StreamObservation:
-        """A streaming completion, read to the end; raises `MidstreamError` on an error chunk."""
+        """A streaming completion, read to the end; an error chunk raises the `GatewayError` of its
+        code (429 -> `RateLimitError`, ...; `MidstreamError` when it names none)."""
         reader = SSEReader()
         try:
             with self._http.stream(
@@ -190,13 +192,7 @@ class OpenRouterClient:
             raise GatewayConnectionError(f"{type(exc).__name__}: {exc}") from exc
         obs = reader.close()
         if obs.error is not None or obs.finish_reason == "error":
-            error = obs.error or {}
-            raise MidstreamError(
-                str(error.get("message") or "stream ended with finish_reason error"),
-                status=200,
-                code=error.get("code"),
-                metadata=error.get("metadata") if isinstance(error.get("metadata"), dict) else None,
-            )
+            raise stream_error(obs.error or {})
         if obs.malformed or not obs.done:
             raise MalformedResponseError(
                 f"stream malformed or unterminated: {obs.malformed[:1] or 'no [DONE]'}", status=200
@@ -239,6 +235,18 @@ class OpenRouterClient:
             return model.model_validate(data)
         except ValidationError as exc:
             raise MalformedResponseError(f"{what}: {exc.errors()[0]['msg']}") from exc
+
+
+def stream_error(error: dict[str, Any]) -> GatewayError:
+    """The exception for an `error` object inside a 200 response (stream chunk or JSON body)."""
+    code = error.get("code")
+    metadata = error.get("metadata")
+    return exception_class(classify_stream_error(error))(
+        str(error.get("message") or "stream ended with finish_reason error"),
+        status=200,
+        code=code if isinstance(code, int | str) else None,
+        metadata=metadata if isinstance(metadata, dict) else None,
+    )
 
 
 def _maybe_json(body: bytes) -> Any:

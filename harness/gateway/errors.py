@@ -123,6 +123,46 @@ def error_fields(body: Any) -> tuple[str, int | str | None, dict[str, Any]]:
     )
 
 
+# the spec's `ApiErrorType` (and the docs' string codes) -> the HTTP status they stand for
+ERROR_TYPE_STATUS = {
+    "authentication": 401, "permission_denied": 403, "payment_required": 402,
+    "rate_limit_exceeded": 429, "not_found": 404, "provider_overloaded": 529,
+    "provider_unavailable": 503, "server": 500, "server_error": 500, "timeout": 504,
+    "context_length_exceeded": 400, "max_tokens_exceeded": 400, "token_limit_exceeded": 400,
+    "invalid_request": 400, "invalid_prompt": 400, "payload_too_large": 413,
+    "unprocessable": 422, "content_policy_violation": 403, "refusal": 400,
+}  # fmt: skip
+
+
+def stream_error_status(error: dict[str, Any]) -> int | None:
+    """The HTTP status an in-stream (or 200-body) `error` object stands for, if it says.
+
+    An integer `code` is the status (the spec's shape); a string `code` (the docs' example,
+    `"server_error"`) or `metadata.error_type` names a type.
+    """
+    code = error.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and code >= 400:
+        return code
+    metadata = error.get("metadata")
+    kinds = [code, metadata.get("error_type") if isinstance(metadata, dict) else None]
+    for kind in kinds:
+        if isinstance(kind, str) and kind.lower() in ERROR_TYPE_STATUS:
+            return ERROR_TYPE_STATUS[kind.lower()]
+    return None
+
+
+def classify_stream_error(error: dict[str, Any]) -> ErrorClass:
+    """An error inside a 200 response, classed by its code exactly as an HTTP error would be;
+    `midstream_error` only when it names no code or type we know."""
+    status = stream_error_status(error)
+    message = error.get("message")
+    if status is None:
+        return ErrorClass.MIDSTREAM_ERROR
+    return classify_status(status, message if isinstance(message, str) else "") or (
+        ErrorClass.MIDSTREAM_ERROR
+    )
+
+
 def error_for(status: int, body: Any, fallback: str = "") -> GatewayError:
     """The exception for an HTTP error response with an (optional) OpenRouter error body."""
     message, code, metadata = error_fields(body)

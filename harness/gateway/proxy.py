@@ -7,11 +7,16 @@
         proxy.state         # steps, cost, ceiling flags (a snapshot)
 
 Every `/api/v1/*` request is forwarded to `upstream` with the proxy's own key (the agent's
-Authorization header is dropped). Chat completions get the frozen policy, are counted as agent
-steps (a request whose messages equal the previous one's is a retry: same step, marked), are
-refused past the step ceiling or the budget without reaching upstream, and stream back unchanged
-while the proxy reads model, provider, generation id, usage and errors from them. One
-`ExchangeRecord` per request is appended to `log_path`; the key string is redacted from every line.
+Authorization header is dropped). Requests of a metered protocol (`protocols.py`; chat/completions
+today) get the frozen policy and are counted as agent steps. A request whose conversation equals
+the previous one's keeps its step: after an upstream failure that delivered no completion it is the
+agent's transport retry (recorded), after a delivered completion a harness retry (invalidating).
+Steps past the ceiling are refused without reaching upstream; with catalogue `prices`, the hard
+budget lowers `max_tokens` so the worst case fits what is left (`budget.py`) and refuses the step
+when nothing fits. Responses stream back unchanged while the proxy reads model, provider,
+generation id, usage, keep-alives and errors (in-stream errors classed by their code); a stream
+with only keep-alives for `stall_seconds` is ended as a provider stall. One `ExchangeRecord` per
+request is appended to `log_path`; the key string is redacted from every line.
 """
 
 from __future__ import annotations
@@ -34,13 +39,17 @@ from typing import Any
 
 import httpx
 
+from harness.gateway import budget
 from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import ErrorClass, classify_status, error_fields
-from harness.gateway.sse import SSEReader, StreamObservation, observe_json
+from harness.gateway.errors import classify_status, classify_stream_error, error_fields
+from harness.gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol
+from harness.gateway.sse import StreamObservation
 from records.evidence.gateway import (
+    ErrorClass,
     ExchangeRecord,
     GatewayPolicy,
     GenerationCheck,
+    MaxTokensChange,
     Refusal,
     TokenUsage,
 )
@@ -51,16 +60,19 @@ REDACTED = "[REDACTED]"
 MIN_REDACTED_KEY = 8  # shorter keys are placeholders; replacing them would mangle the JSON
 FORWARDED_HEADERS = ("user-agent", "http-referer", "x-title", "accept")
 MAX_RESPONSE_CHARS = 2_000_000
+DEFAULT_MAX_TOKENS = 32_000  # what the hard budget assumes when a request sets no max_tokens
 
 
 @dataclass(frozen=True)
 class ProxyState:
     requests: int = 0
     steps: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # what the budget counts: known costs + estimates for unknown ones
     refused: int = 0
     retries: int = 0
+    transport_retries: int = 0
     upstream_errors: int = 0
+    stalls: int = 0
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
 
@@ -69,6 +81,21 @@ class ProxyState:
         if self.step_ceiling_hit:
             return "step_ceiling"
         return "budget_ceiling" if self.budget_ceiling_hit else None
+
+
+@dataclass
+class Admission:
+    """How the proxy admits one metered request."""
+
+    index: int
+    step: int
+    retry: bool
+    transport_retry: bool
+    refusal: Refusal | None
+    body: dict[str, Any]  # to forward (max_tokens possibly lowered)
+    change: MaxTokensChange | None = None
+    reserved_usd: float = 0.0
+    refusal_reason: str = ""
 
 
 class RecordingProxy:
@@ -87,6 +114,9 @@ class RecordingProxy:
         fetch_generation: bool = False,
         upstream_read_timeout: float = 300.0,
         on_ceiling: Callable[[Refusal], None] | None = None,
+        prices: budget.Prices | None = None,
+        stall_seconds: float | None = None,
+        protocols: tuple[MeteredProtocol, ...] = DEFAULT_PROTOCOLS,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.api_key = api_key
@@ -96,10 +126,16 @@ class RecordingProxy:
         self.budget_usd = budget_usd
         self.fetch_generation = fetch_generation
         self.on_ceiling = on_ceiling
+        self.prices = prices
+        self.stall_seconds = stall_seconds
+        self.protocols = {p.path: p for p in protocols}
         self._lock = threading.Lock()
         self._log_lock = threading.Lock()
         self._state = ProxyState()
-        self._last_messages: str | None = None
+        self._last_conversation: str | None = None
+        self._last_delivered: bool | None = None  # None: the last metered request is in flight
+        self._reserved = 0.0
+        self._tokens_per_byte = 0.0
         self._ceiling_called = False
         self._http = httpx.Client(
             timeout=httpx.Timeout(30.0, read=upstream_read_timeout),
@@ -179,47 +215,98 @@ class RecordingProxy:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    def admit(self, body: dict[str, Any]) -> tuple[int, int, bool, Refusal | None]:
-        """(request index, step, retry?, refusal) for a chat request; counts it."""
-        digest = hashlib.sha256(
-            json.dumps(body.get("messages"), sort_keys=True).encode()
-        ).hexdigest()
+    def admit(self, protocol: MeteredProtocol, body: dict[str, Any]) -> Admission:
+        """Count one metered request: its step, retry kind, refusal and budgeted body."""
+        digest = protocol.conversation(body)
         with self._lock:
             s = self._state
-            retry = digest == self._last_messages
-            self._last_messages = digest
-            steps = s.steps if retry else s.steps + 1
-            refusal: Refusal | None = None
+            repeat = digest == self._last_conversation
+            transport = repeat and self._last_delivered is False
+            retry = repeat and not transport
+            self._last_conversation, self._last_delivered = digest, None
+            steps = s.steps if repeat else s.steps + 1
+            admission = Admission(s.requests + 1, steps, retry, transport, None, body)
             if steps > self.step_ceiling:
-                refusal = "step_ceiling"
-            elif self.budget_usd is not None and s.cost_usd >= self.budget_usd:
-                refusal = "budget_ceiling"
+                admission.refusal = "step_ceiling"
+                admission.refusal_reason = f"step ceiling of {self.step_ceiling} reached"
+            elif self.budget_usd is not None:
+                self._budget(protocol, admission, self.budget_usd - s.cost_usd - self._reserved)
+            refusal = admission.refusal
+            self._reserved += admission.reserved_usd
             self._state = replace(
                 s,
                 requests=s.requests + 1,
                 steps=min(steps, self.step_ceiling),
                 retries=s.retries + retry,
+                transport_retries=s.transport_retries + transport,
                 refused=s.refused + (refusal is not None),
                 step_ceiling_hit=s.step_ceiling_hit or refusal == "step_ceiling",
                 budget_ceiling_hit=s.budget_ceiling_hit or refusal == "budget_ceiling",
             )
             notify = refusal is not None and not self._ceiling_called
             self._ceiling_called |= notify
-            index = self._state.requests
         if notify and refusal is not None and self.on_ceiling is not None:
             self.on_ceiling(refusal)
-        return index, steps, retry, refusal
+        return admission
+
+    def _budget(self, protocol: MeteredProtocol, admission: Admission, remaining: float) -> None:
+        """The hard budget (called with the lock held): refuse, or lower max_tokens to fit."""
+        limit = f"budget ceiling of ${self.budget_usd:g} reached"
+        if remaining <= 0:
+            admission.refusal, admission.refusal_reason = "budget_ceiling", limit
+            return
+        if self.prices is None:
+            return  # no catalogue prices: only the cumulative check above
+        body = admission.body
+        prompt = budget.estimate_prompt_tokens(protocol.prompt_bytes(body), self._tokens_per_byte)
+        requested = protocol.max_tokens(body)
+        fit = budget.fit(self.prices, remaining, prompt, requested, DEFAULT_MAX_TOKENS)
+        if fit.max_tokens is None or fit.max_tokens != requested:
+            admission.change = MaxTokensChange(
+                requested=requested, forwarded=fit.max_tokens, remaining_usd=round(remaining, 8),
+                prompt_tokens_estimate=prompt, worst_case_usd=round(fit.worst_case_usd, 8),
+            )  # fmt: skip
+        if fit.max_tokens is None:
+            admission.refusal = "budget_ceiling"
+            admission.refusal_reason = (
+                f"{limit}: ${remaining:.4f} left cannot pay for this request's prompt "
+                f"(about {prompt} tokens) and one completion token"
+            )
+            return
+        admission.body = protocol.with_max_tokens(body, fit.max_tokens)
+        admission.reserved_usd = fit.worst_case_usd
+
+    def budget_cost(self, record: ExchangeRecord, reserved: float) -> float:
+        """What the budget counts for a finished exchange: its cost, else an estimate."""
+        cost = record.cost_usd
+        if cost is not None:
+            return cost
+        if record.usage is not None and self.prices is not None:
+            return self.prices.cost(record.usage.prompt, record.usage.completion)
+        return reserved  # nothing reported: assume the worst case the budget allowed
+
+    def learn_tokens(self, prompt_bytes: int, usage: TokenUsage | None) -> None:
+        if usage is not None and usage.prompt > 0 and prompt_bytes > 0:
+            with self._lock:
+                self._tokens_per_byte = max(self._tokens_per_byte, usage.prompt / prompt_bytes)
 
     def count_other(self) -> int:
         with self._lock:
             self._state = replace(self._state, requests=self._state.requests + 1)
             return self._state.requests
 
-    def account(self, cost: float, error: bool) -> None:
+    def account(self, record: ExchangeRecord, reserved: float, delivered: bool = False) -> None:
+        """Settle a finished metered exchange: budget spend, errors, the retry baseline."""
+        record.budget_cost_usd = round(self.budget_cost(record, reserved), 10)
         with self._lock:
             s = self._state
+            self._reserved = max(0.0, self._reserved - reserved)
+            self._last_delivered = delivered
             self._state = replace(
-                s, cost_usd=s.cost_usd + cost, upstream_errors=s.upstream_errors + error
+                s,
+                cost_usd=s.cost_usd + record.budget_cost_usd,
+                upstream_errors=s.upstream_errors + (record.error_class is not None),
+                stalls=s.stalls + (record.error_class == ErrorClass.PROVIDER_STALL),
             )
 
     def redact(self, text: str) -> str:
@@ -283,9 +370,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        route = self.path.split("?")[0].rstrip("/")
+        protocol = self.proxy.protocols.get(route[len(API) :]) if route.startswith(API) else None
         with self.proxy.exchange():
-            if self.path.split("?")[0].rstrip("/") == f"{API}/chat/completions":
-                self._chat(raw)
+            if protocol is not None:
+                self._metered(protocol, raw)
             else:
                 self._other("POST", raw)
 
@@ -308,14 +397,21 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send_json(status, {"error": error})
 
     def _relay(
-        self, response: httpx.Response, tap: Callable[[bytes], None]
+        self,
+        response: httpx.Response,
+        tap: Callable[[bytes], None],
+        abort: Callable[[], bool] | None = None,
     ) -> tuple[bool, float | None]:
-        """Stream `response` to the client unchanged; (client disconnected?, first byte ms)."""
+        """Stream `response` to the client unchanged; (client disconnected?, first byte ms).
+
+        `abort()` is asked after every piece: True stops relaying and drops the connection."""
         self.send_response(response.status_code)
         ctype = response.headers.get("content-type", "application/octet-stream")
         self.send_header("Content-Type", ctype)
         if "event-stream" in ctype:
             self.send_header("Cache-Control", "no-cache")
+        if response.headers.get("x-generation-id"):
+            self.send_header("X-Generation-Id", response.headers["x-generation-id"])
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         disconnected = False
@@ -327,13 +423,15 @@ class _Handler(BaseHTTPRequestHandler):
             if first is None:
                 first = (time.monotonic() - started) * 1000
             tap(data)
-            if disconnected:
-                continue  # keep reading so the record is complete
-            try:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                disconnected = True
+            if not disconnected:
+                try:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    disconnected = True  # keep reading so the record is complete
+            if abort is not None and abort():
+                self.close_connection = True
+                return disconnected, first
         if not disconnected:
             try:
                 self.wfile.write(b"0\r\n\r\n")
@@ -344,8 +442,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         return disconnected, first
 
-    # -- chat completions ----------------------------------------------------------------------
-    def _chat(self, raw: bytes) -> None:
+    # -- metered requests (chat completions, ...) ----------------------------------------------
+    def _metered(self, protocol: MeteredProtocol, raw: bytes) -> None:
         proxy = self.proxy
         started = time.monotonic()
         when = _now()
@@ -357,38 +455,49 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(400, "request body is not a JSON object")
             proxy.write(ExchangeRecord(time=when, index=index, kind="chat", method="POST",
                                        path=self.path, status=400, latency_ms=0.0,
+                                       protocol=protocol.name,
                                        error_class=ErrorClass.BAD_REQUEST,
                                        error_message="client sent a non-JSON body"))  # fmt: skip
             return
-        index, step, retry, refusal = proxy.admit(body)
-        forwarded, changes = proxy.policy.apply(body)
+        policed, changes = protocol.apply_policy(proxy.policy, body)
+        admission = proxy.admit(protocol, policed)
+        forwarded = admission.body
         record = ExchangeRecord(
-            time=when, index=index, kind="chat", method="POST", path=self.path, step=step,
-            retry=retry, requested_model=str(body.get("model") or "") or None,
-            policy_changes=changes, request=forwarded, status=0, latency_ms=0.0,
-            streamed=bool(forwarded.get("stream")),
+            time=when, index=admission.index, kind="chat", method="POST", path=self.path,
+            step=admission.step, retry=admission.retry, transport_retry=admission.transport_retry,
+            protocol=protocol.name, requested_model=str(body.get("model") or "") or None,
+            policy_changes=changes, max_tokens_change=admission.change, request=forwarded,
+            status=0, latency_ms=0.0, streamed=protocol.streaming(forwarded),
         )  # fmt: skip
-        if refusal is not None:
-            limit = (
-                f"step ceiling of {proxy.step_ceiling} reached"
-                if refusal == "step_ceiling"
-                else f"budget ceiling of ${proxy.budget_usd:g} reached"
-            )
+        if admission.refusal is not None:
             sent = self._error(
-                400, f"{limit}: request refused by the benchmark harness", reason=refusal
+                400,
+                f"{admission.refusal_reason}: request refused by the benchmark harness",
+                reason=admission.refusal,
             )
-            record.status, record.refused, record.response = 400, refusal, sent.decode()
-            record.error_message = limit
+            record.status, record.refused, record.response = 400, admission.refusal, sent.decode()
+            record.error_message = admission.refusal_reason
             record.latency_ms = (time.monotonic() - started) * 1000
+            proxy.account(record, 0.0)
             proxy.write(record)
             return
-        self._forward_chat(json.dumps(forwarded).encode(), record, started)
+        self._forward(protocol, forwarded, record, started, admission.reserved_usd)
 
-    def _forward_chat(self, payload: bytes, record: ExchangeRecord, started: float) -> None:
+    def _forward(
+        self,
+        protocol: MeteredProtocol,
+        forwarded: dict[str, Any],
+        record: ExchangeRecord,
+        started: float,
+        reserved: float,
+    ) -> None:
         proxy = self.proxy
         captured = bytearray()
-        reader = SSEReader()
-        obs: StreamObservation | None = None
+        reader = protocol.stream_reader()
+        streaming = False
+        hasher = hashlib.sha256()
+        sent_at = time.monotonic()
+        first_data: list[float] = []
 
         def tap(data: bytes) -> None:
             if len(captured) < MAX_RESPONSE_CHARS:
@@ -399,30 +508,50 @@ class _Handler(BaseHTTPRequestHandler):
             hasher.update(data)
             if streaming:
                 reader.feed(data)
+                if not first_data and reader.observation.chunks:
+                    first_data.append(time.monotonic())
 
-        hasher = hashlib.sha256()
-        streaming = False
+        def stalled() -> bool:
+            """Only keep-alives for longer than the outage window: end it as a provider stall."""
+            obs = reader.observation
+            if not streaming or proxy.stall_seconds is None or obs.chunks or obs.done:
+                return False
+            return obs.comments > 0 and time.monotonic() - sent_at > proxy.stall_seconds
+
+        stall = False
         try:
+            payload = json.dumps(forwarded).encode()
             with proxy.upstream_request("POST", self.path, payload, dict(self.headers)) as response:
                 record.status = response.status_code
                 streaming = "event-stream" in response.headers.get("content-type", "")
                 if response.status_code >= 400:
                     streaming = False
-                record.client_disconnected, record.first_byte_ms = self._relay(response, tap)
+                record.client_disconnected, record.first_byte_ms = self._relay(
+                    response, tap, stalled
+                )
+                stall = stalled()
         except httpx.HTTPError as exc:
             self._upstream_failure(record, exc)
         else:
-            obs = reader.close() if streaming else observe_json(bytes(captured))
+            obs = reader.close() if streaming else protocol.observe_body(bytes(captured))
             self._observe(record, obs, bytes(captured))
+            record.keepalives = obs.comments
+            if obs.comments:
+                waited_until = first_data[0] if first_data else time.monotonic()
+                record.keepalive_wait_ms = round((waited_until - sent_at) * 1000, 1)
+            if stall:
+                record.error_class = ErrorClass.PROVIDER_STALL
+                record.error_message = (
+                    f"provider stall: only keep-alive comments for more than the outage window "
+                    f"({proxy.stall_seconds:g} s); the proxy ended the request"
+                )
         record.response = bytes(captured).decode("utf-8", errors="replace")
         record.response_sha256 = hasher.hexdigest()
         record.latency_ms = (time.monotonic() - started) * 1000
-        cost = record.usage.cost_usd if record.usage and record.usage.cost_usd else 0.0
-        proxy.account(cost, record.error_class is not None)
         if proxy.fetch_generation and record.generation_id and record.error_class is None:
             record.generation = proxy.generation_check(record.generation_id)
-            if record.generation.total_cost is not None:
-                proxy.account(record.generation.total_cost - cost, False)
+        proxy.learn_tokens(protocol.prompt_bytes(forwarded), record.usage)
+        proxy.account(record, reserved, delivered=record.delivered)
         proxy.write(record)
 
     def _upstream_failure(self, record: ExchangeRecord, exc: httpx.HTTPError) -> None:
@@ -454,8 +583,10 @@ class _Handler(BaseHTTPRequestHandler):
             record.error_class = classify_status(record.status, message)
             record.error_message = message or f"HTTP {record.status}"
         elif obs.error is not None or obs.finish_reason == "error":
-            record.error_class = ErrorClass.MIDSTREAM_ERROR
-            record.error_message = str((obs.error or {}).get("message") or "finish_reason error")
+            record.error_class = classify_stream_error(obs.error or {})
+            code = (obs.error or {}).get("code")
+            message = str((obs.error or {}).get("message") or "finish_reason error")
+            record.error_message = f"in-stream error (code {code!r}): {message}"
         elif obs.malformed or (record.streamed and not obs.done and not record.client_disconnected):
             record.error_class = ErrorClass.MALFORMED_RESPONSE
             record.error_message = f"malformed or unterminated stream: {obs.malformed[:1]}"

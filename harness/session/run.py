@@ -63,7 +63,7 @@ def stop_status(process: ProcessOutcome, gateway: GatewaySummary) -> StopStatus:
         return CEILING_STOPS[process.ceiling]
     if gateway.step_ceiling_hit:
         return "step_ceiling"
-    if gateway.budget_ceiling_hit:
+    if gateway.budget_ceiling_hit or gateway.ended_on_budget_cut:
         return "budget_ceiling"
     return "completed"
 
@@ -91,7 +91,7 @@ def run_session(
     files.gateway.touch()
     files.events.touch()
     with unit_proxy(
-        upstream, candidate, settings, files.gateway, socket_dir / "proxy.sock"
+        upstream, candidate, settings, files.gateway, socket_dir / "proxy.sock", outage_seconds
     ) as proxy:
         spec = SandboxSpec(
             worktree=worktree,
@@ -117,6 +117,8 @@ def run_session(
             state = proxy.state
             if state.ceiling:
                 return state.ceiling
+            if state.stalls:  # only keep-alives for longer than the outage window
+                return "outage"
             return (
                 "outage" if outage(state.requests, state.upstream_errors, state.refused) else None
             )

@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gateway.budget import Prices
+from harness.gateway.client import OpenRouterClient
 from harness.gateway.proxy import RecordingProxy
 from harness.gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy
@@ -60,6 +62,16 @@ def round_gateway(settings: RoundSettings) -> Iterator[Upstream]:
         yield Upstream("simulator", sim.base_url, SIMULATOR_KEY)
 
 
+def catalogue_prices(upstream: Upstream, route: str) -> Prices | None:
+    """The route's catalogue prices (`GET /models`, free), for the proxy's hard budget."""
+    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
+        for model in client.list_models():
+            if model.id == route:
+                pricing = model.pricing
+                return Prices(pricing.per_token("prompt"), pricing.per_token("completion"))
+    return None
+
+
 @contextmanager
 def unit_proxy(
     upstream: Upstream,
@@ -67,8 +79,10 @@ def unit_proxy(
     settings: RoundSettings,
     log_path: Path,
     socket_path: Path,
+    stall_seconds: float | None = None,
 ) -> Iterator[RecordingProxy]:
-    """The recording proxy with the frozen policy and this round's step and budget ceilings."""
+    """The recording proxy with the frozen policy, this round's step ceiling and hard budget
+    (catalogue prices), and `stall_seconds` (default: the round's outage window)."""
     proxy = RecordingProxy(
         upstream=upstream.base_url,
         api_key=upstream.api_key,
@@ -78,6 +92,8 @@ def unit_proxy(
         budget_usd=settings.ceilings.budget_usd,
         socket_path=socket_path,
         fetch_generation=upstream.paid,
+        prices=catalogue_prices(upstream, candidate.route),
+        stall_seconds=stall_seconds or settings.ceilings.outage_seconds,
     )
     with proxy:
         yield proxy

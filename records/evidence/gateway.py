@@ -28,6 +28,7 @@ class ErrorClass(StrEnum):
     MIDSTREAM_ERROR = "midstream_error"  # HTTP 200 stream with an `error` chunk
     MALFORMED_RESPONSE = "malformed_response"  # not the JSON/SSE shape we expect
     CONNECTION = "connection"  # connect failure, reset, timeout
+    PROVIDER_STALL = "provider_stall"  # only keep-alive comments for longer than the outage window
 
 
 Refusal = Literal["step_ceiling", "budget_ceiling"]
@@ -116,16 +117,51 @@ class GenerationCheck(Record):
     error: str | None = None
 
 
-class ExchangeRecord(Root):
-    """One line of `gateway.jsonl`: one request through the proxy and what came back."""
+class MaxTokensChange(Record):
+    """The hard budget lowered a request's `max_tokens` (or refused it: `forwarded` None)."""
 
+    requested: int | None = Field(description="max_tokens as the agent sent it (None: unset)")
+    forwarded: int | None = Field(description="max_tokens as forwarded (None: step refused)")
+    remaining_usd: float = Field(description="budget left before this request")
+    prompt_tokens_estimate: int = Field(description="conservative prompt-token estimate")
+    worst_case_usd: float = Field(description="prompt + forwarded max_tokens at catalogue prices")
+
+
+class ExchangeRecord(Root):
+    """One line of `gateway.jsonl`: one request through the proxy and what came back.
+
+    Schema 2 adds the transport-retry, keep-alive, hard-budget and protocol fields; `cost_usd`
+    is None when neither `usage.cost` nor `/generation` gave a cost (schema 1 files load).
+    """
+
+    schema_version: int = 2
     time: str = Field(description="UTC ISO time the request arrived")
     index: int = Field(description="1-based position among all requests to the proxy")
     kind: Literal["chat", "other"]
     method: str
     path: str
     step: int | None = Field(default=None, description="agent step (chat only; a retry repeats it)")
-    retry: bool = Field(default=False, description="messages equal the previous chat request's")
+    retry: bool = Field(
+        default=False,
+        description="harness retry: messages equal the previous request's, which had delivered "
+        "a completion",
+    )
+    transport_retry: bool = Field(
+        default=False,
+        description="messages equal the previous request's, which failed upstream without "
+        "delivering a completion: the agent's transport retry (same step, not an invalidation)",
+    )
+    protocol: str | None = Field(default=None, description="metering adapter: chat/completions")
+    max_tokens_change: MaxTokensChange | None = None
+    keepalives: int = Field(default=0, description="SSE comment lines (`: OPENROUTER PROCESSING`)")
+    keepalive_wait_ms: float | None = Field(
+        default=None,
+        description="time with only keep-alive comments before the first data event (or the end)",
+    )
+    budget_cost_usd: float = Field(
+        default=0.0,
+        description="what the budget counted: the cost, or tokens x catalogue prices when unknown",
+    )
     requested_model: str | None = None
     policy_changes: list[str] = Field(default_factory=list)
     request: Any = Field(default=None, description="the body as forwarded, key redacted")
@@ -150,27 +186,63 @@ class ExchangeRecord(Root):
     client_disconnected: bool = False
 
     @property
-    def cost_usd(self) -> float:
-        """Authoritative cost: the generation record's if fetched, else the stream's usage.cost."""
+    def cost_usd(self) -> float | None:
+        """Authoritative cost: the generation record's if fetched, else the stream's usage.cost;
+        0 for a failure that reported no usage (an HTTP or in-stream error, a refusal: nothing
+        billed is known); None when a served response's cost is unknown."""
         if self.generation is not None and self.generation.total_cost is not None:
             return self.generation.total_cost
         if self.usage is not None and self.usage.cost_usd is not None:
             return self.usage.cost_usd
-        return 0.0
+        if self.refused is not None or self.error_class is not None or self.status >= 400:
+            return 0.0
+        return None
+
+    @property
+    def delivered(self) -> bool:
+        """A completion reached the agent: a clean 200 response it read to the end."""
+        return (
+            self.status == 200
+            and self.error_class is None
+            and self.refused is None
+            and not self.client_disconnected
+        )
 
 
 class GatewaySummary(Root):
-    """Per-unit totals from `gateway.jsonl`: the only source of steps, tokens and cost."""
+    """Per-unit totals from `gateway.jsonl`: the only source of steps, tokens and cost.
 
+    Schema 2: `cost_usd` is None when any served response's cost is unknown (its budget estimate
+    is in `cost_estimate_usd`); transport retries, stalls and max_tokens changes are counted.
+    """
+
+    schema_version: int = 2
     requests: int = 0
     chat_requests: int = 0
     steps: int = 0
     refused: int = 0
-    retries: int = 0
+    retries: int = Field(default=0, description="harness retries (invalidate the unit)")
+    transport_retries: int = Field(
+        default=0, description="the agent's repeats after an upstream error (recorded only)"
+    )
+    transport_retry_classes: dict[str, int] = Field(
+        default_factory=dict, description="error classes of the failures that were retried"
+    )
     upstream_errors: int = 0
     error_classes: dict[str, int] = Field(default_factory=dict)
     tokens: TokenUsage = Field(default_factory=TokenUsage)
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
+    cost_estimate_usd: float = Field(
+        default=0.0, description="what the hard budget counted (known costs + estimates)"
+    )
+    unknown_cost_responses: int = 0
+    stalls: int = Field(default=0, description="requests ended after only keep-alives")
+    longest_keepalive_wait_ms: float | None = None
+    max_tokens_changes: list[MaxTokensChange] = Field(default_factory=list)
+    ended_on_budget_cut: bool = Field(
+        default=False,
+        description="the last served answer was cut at a max_tokens the hard budget lowered",
+    )
     requested_models: list[str] = Field(default_factory=list)
     observed_models: list[str] = Field(default_factory=list)
     observed_providers: list[str] = Field(default_factory=list)
@@ -178,6 +250,32 @@ class GatewaySummary(Root):
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
     missing_usage: int = Field(default=0, description="completed chat responses without usage")
+
+
+class MaxSpend(Record):
+    """The most a round can spend: every probe and unit at its budget ceiling, plus the one
+    `max_tokens` reservation OpenRouter holds for the request in flight."""
+
+    probes_usd: float = Field(description="routes x probes x budget ceiling")
+    units_usd: float = Field(description="routes x repetitions x budget ceiling")
+    reservation_usd: float = Field(description="max_tokens x the cohort's highest completion price")
+    reservation_tokens: int
+    total_usd: float
+
+
+class KeyCheck(Root):
+    """`key-check.json`: `GET /api/v1/key` before the round's first paid call, and the verdict."""
+
+    round_id: str
+    checked_at: str
+    gateway_kind: str
+    key_label: str | None = None
+    limit_usd: float | None = Field(description="the key's credit limit (None: no limit)")
+    limit_remaining_usd: float | None = None
+    usage_usd: float | None = None
+    max_spend: MaxSpend
+    verdict: Literal["ok", "refused"]
+    message: str
 
 
 def read_exchanges(path: Path) -> list[ExchangeRecord]:
@@ -204,6 +302,9 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
     """Totals of one unit's `gateway.jsonl` (a missing file is an empty summary)."""
     summary = GatewaySummary()
     classes: Counter[str] = Counter()
+    retried: Counter[str] = Counter()
+    last_failure: str | None = None
+    known = estimate = 0.0
     tokens = {"prompt": 0, "completion": 0, "reasoning": 0, "cached": 0}
     for rec in read_exchanges(gateway_jsonl):
         summary.requests += 1
@@ -212,6 +313,20 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
         summary.chat_requests += 1
         summary.steps = max(summary.steps, rec.step or 0) if rec.refused is None else summary.steps
         summary.retries += rec.retry
+        summary.transport_retries += rec.transport_retry
+        if rec.transport_retry and last_failure is not None:
+            retried[last_failure] += 1
+        last_failure = rec.error_class.value if rec.error_class is not None else None
+        if rec.max_tokens_change is not None:
+            summary.max_tokens_changes.append(rec.max_tokens_change)
+        if rec.refused is None:
+            summary.ended_on_budget_cut = (
+                rec.max_tokens_change is not None and rec.finish_reason == "length"
+            )
+        if rec.keepalive_wait_ms is not None:
+            summary.longest_keepalive_wait_ms = max(
+                summary.longest_keepalive_wait_ms or 0.0, rec.keepalive_wait_ms
+            )
         _add(summary.requested_models, rec.requested_model)
         if rec.refused is not None:
             summary.refused += 1
@@ -221,6 +336,7 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
         if rec.error_class is not None:
             summary.upstream_errors += 1
             classes[rec.error_class.value] += 1
+            summary.stalls += rec.error_class == ErrorClass.PROVIDER_STALL
         for model in rec.models_seen or ([rec.model] if rec.model else []):
             _add(summary.observed_models, model)
         _add(summary.observed_providers, rec.provider)
@@ -231,8 +347,15 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
                 tokens[key] += getattr(rec.usage, key)
         elif rec.status == 200 and rec.error_class is None:
             summary.missing_usage += 1
-        summary.cost_usd += rec.cost_usd
-    summary.cost_usd = round(summary.cost_usd, 8)
+        cost = rec.cost_usd
+        estimate += rec.budget_cost_usd if rec.schema_version >= 2 else (cost or 0.0)
+        if cost is None:
+            summary.unknown_cost_responses += 1
+        else:
+            known += cost
+    summary.cost_usd = None if summary.unknown_cost_responses else round(known, 8)
+    summary.cost_estimate_usd = round(estimate, 8)
     summary.tokens = TokenUsage(**tokens, cost_usd=summary.cost_usd)
     summary.error_classes = dict(classes)
+    summary.transport_retry_classes = dict(retried)
     return summary

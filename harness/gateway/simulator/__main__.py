@@ -27,13 +27,17 @@ def main(argv: list[str] | None = None) -> int:
         help="a rehearsal round: its catalogue snapshot, each route with the round's script",
     )
     parser.add_argument("--api-key", default=None, help="accept only this key (default: any)")
+    parser.add_argument(
+        "--key-limit", type=float, default=None, help="the key's credit limit, USD (default: none)"
+    )
     args = parser.parse_args(argv)
+    common = {"port": args.port, "api_key": args.api_key, "key_limit_usd": args.key_limit}
     if args.round:
-        sim = Simulator.from_rehearsal(load_round(args.round), port=args.port, api_key=args.api_key)
+        sim = Simulator.from_rehearsal(load_round(args.round), **common)
     elif args.models_dir:
-        sim = Simulator.from_dir(args.models_dir, port=args.port, api_key=args.api_key)
+        sim = Simulator.from_dir(args.models_dir, **common)
     else:
-        sim = Simulator.from_cohort(args.cohort.resolve(), port=args.port, api_key=args.api_key)
+        sim = Simulator.from_cohort(args.cohort.resolve(), **common)
     print(f"simulator serving {len(sim.models)} models at {sim.base_url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         sim.serve_forever()

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.gateway.simulator.script import ErrorSpec
 from harness.gateway.simulator.turns import Reply
 
 ARG_FRAGMENT = 4000  # characters of tool-call arguments per SSE chunk
@@ -13,6 +14,13 @@ TEXT_FRAGMENT = 400
 
 
 def usage_object(reply: Reply) -> dict[str, Any]:
+    usage = _usage(reply)
+    if not reply.report_cost:
+        del usage["cost"], usage["cost_details"]
+    return usage
+
+
+def _usage(reply: Reply) -> dict[str, Any]:
     return {
         "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens,
@@ -21,8 +29,40 @@ def usage_object(reply: Reply) -> dict[str, Any]:
         "is_byok": False,
         "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
         "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
-        "cost_details": {"upstream_inference_cost": None},
+        "cost_details": {
+            "upstream_inference_cost": reply.cost,  # as in the recorded live streams
+            "upstream_inference_prompt_cost": reply.prompt_cost,
+            "upstream_inference_completions_cost": reply.completion_cost,
+        },
     }
+
+
+KEEPALIVE = b": OPENROUTER PROCESSING\n\n"
+ERROR_TYPES = {400: "invalid_request", 401: "authentication", 402: "payment_required",
+               403: "permission_denied", 404: "not_found", 408: "timeout",
+               429: "rate_limit_exceeded", 502: "provider_unavailable",
+               503: "provider_unavailable", 529: "provider_overloaded"}  # fmt: skip
+
+
+def error_type(code: int) -> str:
+    """The spec's `ApiErrorType` for an HTTP-like code."""
+    return ERROR_TYPES.get(code, "server" if code >= 500 else "invalid_request")
+
+
+def stream_error(spec: ErrorSpec) -> dict[str, Any]:
+    """The `error` object of an in-stream failure, in the shape the spec (int) or docs (str) use."""
+    code = spec.code if spec.code is not None else spec.status
+    error: dict[str, Any] = {"code": code, "message": spec.message}
+    if isinstance(code, int):
+        error["metadata"] = {"error_type": error_type(code), **spec.metadata}
+    elif spec.metadata:
+        error["metadata"] = dict(spec.metadata)
+    return error
+
+
+def body_error(spec: ErrorSpec) -> dict[str, Any]:
+    """A non-streaming request's failure after routing: HTTP 200 with an error body."""
+    return {"error": stream_error(spec), "user_id": "user_simulator"}
 
 
 def error_body(status: int, message: str, metadata: dict[str, Any] | None = None) -> bytes:
@@ -65,21 +105,24 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
     def chunk(choices: list[dict[str, Any]], **extra: Any) -> bytes:
         return b"data: " + json.dumps({**head, "choices": choices, **extra}).encode() + b"\n\n"
 
-    def delta(d: dict[str, Any], finish: str | None = None) -> bytes:
+    def finish_choice(finish: str | None, native: str | None) -> list[dict[str, Any]]:
+        return [{"index": 0, "delta": {"content": "", "role": "assistant"},
+                 "finish_reason": finish, "native_finish_reason": native}]  # fmt: skip
+
+    def delta(d: dict[str, Any]) -> bytes:
         return chunk(
-            [{"index": 0, "delta": d, "finish_reason": finish, "native_finish_reason": finish}]
+            [{"index": 0, "delta": d, "finish_reason": None, "native_finish_reason": None}]
         )
 
-    yield b": OPENROUTER PROCESSING\n\n"
+    yield KEEPALIVE
     yield delta({"role": "assistant", "content": ""})
     if reply.error is not None and reply.error.kind == "midstream":
         if reply.error.partial_text:
             yield delta({"content": reply.error.partial_text})
-        error = {"code": reply.error.code or reply.error.status, "message": reply.error.message}
-        if reply.error.metadata:
-            error["metadata"] = reply.error.metadata
-        yield chunk([{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}], error=error)
-        yield b"data: [DONE]\n\n"
+        error = stream_error(reply.error)
+        yield chunk(finish_choice("error", "error"), error=error)
+        if isinstance(error["code"], int):  # the docs' string-code example has no [DONE]
+            yield b"data: [DONE]\n\n"
         return
     if reply.text:
         for piece in _pieces(reply.text, TEXT_FRAGMENT):
@@ -94,8 +137,9 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
         yield delta({"tool_calls": [first]})
         for piece in argument_pieces(arguments):
             yield delta({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-    yield delta({}, reply.finish_reason)
-    yield chunk([], usage=usage_object(reply))
+    finish = finish_choice(reply.finish_reason, reply.native_finish_reason)
+    yield chunk(finish)
+    yield chunk(finish, usage=usage_object(reply))  # live: the usage chunk repeats the finish
     yield b"data: [DONE]\n\n"
 
 
@@ -118,7 +162,7 @@ def json_body(reply: Reply, generation_id: str, created: int) -> dict[str, Any]:
                 "index": 0,
                 "logprobs": None,
                 "finish_reason": reply.finish_reason,
-                "native_finish_reason": reply.finish_reason,
+                "native_finish_reason": reply.native_finish_reason,
                 "message": message,
             }
         ],
@@ -129,28 +173,52 @@ def json_body(reply: Reply, generation_id: str, created: int) -> dict[str, Any]:
 def generation_record(
     reply: Reply, generation_id: str, created_at: str, streamed: bool
 ) -> dict[str, Any]:
+    """`GET /generation` data with every field the spec requires."""
+    latency = int(reply.delay_seconds * 1000) + 5
     return {
         "id": generation_id,
+        "upstream_id": f"sim-{generation_id}",
+        "request_id": None,
         "model": reply.model,
         "provider_name": reply.provider,
+        "router": None,
         "api_type": "completions",
+        "app_id": None,
         "created_at": created_at,
         "streamed": streamed,
         "cancelled": False,
         "is_byok": False,
         "total_cost": reply.cost,
         "usage": reply.cost,
-        "latency": int(reply.delay_seconds * 1000) + 5,
-        "generation_time": int(reply.delay_seconds * 1000) + 4,
+        "upstream_inference_cost": reply.cost,
+        "cache_discount": None,
+        "latency": latency,
+        "moderation_latency": None,
+        "generation_time": latency - 1,
         "finish_reason": reply.finish_reason,
-        "native_finish_reason": reply.finish_reason,
+        "native_finish_reason": reply.native_finish_reason,
+        "service_tier": None,
         "tokens_prompt": reply.prompt_tokens,
         "tokens_completion": reply.completion_tokens,
         "native_tokens_prompt": reply.prompt_tokens,
         "native_tokens_completion": reply.completion_tokens,
+        "native_tokens_completion_images": None,
         "native_tokens_reasoning": reply.reasoning_tokens,
         "native_tokens_cached": reply.cached_tokens,
-        "provider_responses": [
-            {"provider_name": reply.provider, "model_permaslug": reply.model, "status": 200}
-        ],
+        "num_media_prompt": None,
+        "num_input_audio_prompt": None,
+        "num_media_completion": None,
+        "num_search_results": None,
+        "num_fetches": None,
+        "web_search_engine": None,
+        "origin": "",
+        "external_user": None,
+        "preset_id": None,
+        "user_agent": None,
+        "http_referer": None,
+        "data_region": "global",
+        "workspace_id": None,
+        # the spec's provider_responses[].provider_name is an enum of real providers; the demo's
+        # are fictional, so the list is null (allowed) rather than invalid
+        "provider_responses": None,
     }

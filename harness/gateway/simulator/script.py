@@ -59,6 +59,9 @@ class UsageSpec(Strict):
     completion_tokens: int | None = None
     reasoning_tokens: int = 0
     cached_tokens: int | None = None
+    report_cost: bool = Field(
+        default=True, description="false: usage has no `cost` (a gateway that does not say)"
+    )
 
 
 class ToolCallSpec(Strict):
@@ -79,13 +82,30 @@ class TreeCalls(Strict):
 
 
 class ErrorSpec(Strict):
-    kind: Literal["http", "midstream", "hang"]
+    """A scripted failure.
+
+    `http`: an HTTP error before any SSE. `midstream`: HTTP 200, then an in-stream `error` chunk
+    (an integer `code` gets `metadata.error_type` and `[DONE]`, as in the spec; a string `code`
+    such as `"server_error"` ends the stream without `[DONE]`, as in the docs' example); a
+    non-streaming request gets the error in a 200 JSON body. `hang`: silence, then the connection
+    closes. `stall`: HTTP 200 and `: OPENROUTER PROCESSING` every `keepalive_seconds` for
+    `hang_seconds`, then the turn's normal reply (live OpenRouter's stalled provider).
+    """
+
+    kind: Literal["http", "midstream", "hang", "stall"]
     status: int = 502
-    code: int | None = None
+    code: int | str | None = None
     message: str = "Provider returned error"
     metadata: dict[str, Any] = Field(default_factory=dict)
     partial_text: str = Field(default="", description="midstream: text streamed before the error")
     hang_seconds: float = 3600.0
+    keepalive_seconds: float = Field(default=1.0, gt=0, description="stall: comment interval")
+    times: int | None = Field(
+        default=None,
+        ge=1,
+        description="fail only the first N requests for this turn, then serve it (a transient "
+        "error); None = every request",
+    )
 
 
 class Turn(Strict):

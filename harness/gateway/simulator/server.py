@@ -14,8 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from harness.catalogue.source import Catalogue
 from harness.gateway.simulator import render
+from harness.gateway.simulator.account import ScriptedKey, TransientFailures
 from harness.gateway.simulator.catalogue import rehearsal_models, served_records
-from harness.gateway.simulator.script import ScriptedModel, load_script, load_scripts
+from harness.gateway.simulator.script import ErrorSpec, ScriptedModel, load_script, load_scripts
 from harness.gateway.simulator.turns import Reply, ScriptError, materialise
 from records.inputs import RoundSettings, load_cohort
 from records.layout import BENCHMARK_DIR, REPO_ROOT
@@ -41,9 +42,12 @@ class Simulator:
         api_key: str | None = None,
         generation_lag_seconds: float = 0.1,
         catalogue: Catalogue | None = None,
+        key_limit_usd: float | None = None,
     ) -> None:
         self.models = {s.catalogue.id: s for s in scripts}
         self.catalogue = catalogue  # a rehearsal's snapshot: /models answers its records
+        self.key = ScriptedKey(limit_usd=key_limit_usd)
+        self.transient = TransientFailures()
         self.repo_root = repo_root
         self.api_key = api_key
         self.generation_lag_seconds = generation_lag_seconds
@@ -125,9 +129,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     # -- plumbing ------------------------------------------------------------------------------
-    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        generation_id: str | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        if generation_id is not None:
+            self.send_header("X-Generation-Id", generation_id)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -164,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "/generation":
             return self._generation(parse_qs(url.query).get("id", [""])[0])
         if route == "/key":
-            return self._json(200, {"data": _KEY})
+            return self._json(200, {"data": self.sim.key.data()})
         return self._error(404, "Not Found")
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
@@ -197,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
                 for s in self.sim.models.values()
                 if s.catalogue.listed and all(p in s.catalogue.supported_parameters for p in wanted)
             ]
-        self._json(200, {"data": entries})
+        self._json(200, {"data": entries, "total_count": len(entries), "links": {"next": None}})
 
     def _endpoints(self, model_id: str) -> None:
         script = self.sim.models.get(model_id)
@@ -244,6 +256,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if missing:
                 return self._error(404, NO_ENDPOINTS, {"missing_parameters": missing})
+        shortfall = self._reservation(script, body)
+        if shortfall is not None:
+            return self._error(402, shortfall, {"provider_name": None})
         generation_id = self.sim.next_generation_id()
         try:
             reply = materialise(script, body, self.sim.repo_root, f"call_{generation_id[-6:]}")
@@ -252,6 +267,16 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay_seconds and self.sim.stopping.wait(reply.delay_seconds):
             return None
         error = reply.error
+        if error is not None and not self.sim.transient.fail_now(
+            (model_id, str(reply.probe), reply.workdir, str(reply.turn_number)), error.times
+        ):
+            error = reply.error = None
+        if error is not None and error.kind == "stall" and body.get("stream"):
+            return self._stream(reply, body, generation_id, stall=error)
+        if error is not None and error.kind == "stall":
+            if self.sim.stopping.wait(error.hang_seconds):
+                return None
+            error = reply.error = None
         if error is not None and error.kind == "hang":
             self.sim.stopping.wait(error.hang_seconds)
             self.close_connection = True
@@ -259,23 +284,63 @@ class _Handler(BaseHTTPRequestHandler):
         if error is not None and error.kind == "http":
             meta = error.metadata or {"provider_name": reply.provider}
             return self._send(
-                error.status, render.error_body(error.code or error.status, error.message, meta)
+                error.status,
+                render.error_body(
+                    error.code if isinstance(error.code, int) else error.status, error.message, meta
+                ),
             )
-        created = int(time.time())
-        streamed = bool(body.get("stream"))
-        if error is None:
-            self.sim.remember(generation_id, reply, streamed)
-        if not streamed:
-            return self._json(200, render.json_body(reply, generation_id, created))
+        if body.get("stream"):
+            return self._stream(reply, body, generation_id)
+        if error is not None:  # a failure after routing: HTTP 200 with an error body
+            return self._send(200, json.dumps(render.body_error(error)).encode(),
+                              generation_id=generation_id)  # fmt: skip
+        self._served(generation_id, reply, streamed=False)
+        body_out = render.json_body(reply, generation_id, int(time.time()))
+        return self._send(200, json.dumps(body_out).encode(), generation_id=generation_id)
+
+    def _reservation(self, script: ScriptedModel, body: dict[str, Any]) -> str | None:
+        """OpenRouter's 402: `max_tokens` at the completion price beyond the key's credit."""
+        requested = body.get("max_tokens")
+        max_tokens = requested if isinstance(requested, int) and requested > 0 else None
+        price = float(script.catalogue.pricing.get("completion", "0"))
+        return self.sim.key.shortfall(max_tokens or script.catalogue.max_completion_tokens, price)
+
+    def _served(self, generation_id: str, reply: Reply, streamed: bool) -> None:
+        self.sim.remember(generation_id, reply, streamed)
+        self.sim.key.charge(reply.cost)
+
+    def _stream(
+        self,
+        reply: Reply,
+        body: dict[str, Any],
+        generation_id: str,
+        stall: ErrorSpec | None = None,
+    ) -> None:
+        """HTTP 200 SSE: keep-alives through a scripted stall, then the reply's events."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Generation-Id", generation_id)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+
+        def send(event: bytes) -> None:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+
         try:
-            for event in render.sse_events(reply, generation_id, created):
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-                self.wfile.flush()
+            if stall is not None:
+                deadline = time.monotonic() + stall.hang_seconds
+                while time.monotonic() < deadline:
+                    send(render.KEEPALIVE)
+                    pause = min(stall.keepalive_seconds, deadline - time.monotonic())
+                    if self.sim.stopping.wait(max(pause, 0.0)):
+                        return None
+                reply.error = None
+            if reply.error is None:
+                self._served(generation_id, reply, streamed=True)
+            for event in render.sse_events(reply, generation_id, int(time.time())):
+                send(event)
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -288,16 +353,6 @@ _ARCHITECTURE = {
     "output_modalities": ["text"],
     "tokenizer": "Other",
     "instruct_type": None,
-}
-
-_KEY = {
-    "label": "sk-or-v1-sim...000",
-    "limit": 100,
-    "limit_remaining": 100,
-    "limit_reset": None,
-    "usage": 0,
-    "is_free_tier": False,
-    "is_management_key": False,
 }
 
 
@@ -318,6 +373,8 @@ def _catalogue_entry(script: ScriptedModel) -> dict[str, Any]:
             "is_moderated": False,
         },
         "per_request_limits": None,
+        "default_parameters": None,
+        "supported_voices": None,
         "supported_parameters": cat.supported_parameters,
         "links": {"details": f"{API}/models/{cat.id}/endpoints"},
     }

@@ -35,13 +35,27 @@ class Reply:
     reasoning_tokens: int = 0
     cached_tokens: int = 0
     cost: float = 0.0
+    prompt_cost: float = 0.0
+    completion_cost: float = 0.0
     delay_seconds: float = 0.0
     turn_number: int = 1
     probe: int | None = None
+    workdir: str = ""
+    report_cost: bool = True
+    truncated: bool = False  # cut at the request's max_tokens
 
     @property
     def finish_reason(self) -> str:
+        if self.truncated:
+            return "length"
         return "tool_calls" if self.tool_calls else "stop"
+
+    @property
+    def native_finish_reason(self) -> str:
+        """What a provider says for itself (live: `end_turn`, `tool_use`, `max_tokens`)."""
+        return {"length": "max_tokens", "tool_calls": "tool_use", "stop": "end_turn"}[
+            self.finish_reason
+        ]
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -156,7 +170,7 @@ def estimate_tokens(text: str) -> int:
 def materialise(
     script: ScriptedModel, body: dict[str, Any], repo_root: Path, call_prefix: str
 ) -> Reply:
-    """The concrete reply of `script` to the request `body`."""
+    """The concrete reply of `script` to the request `body` (cut at its `max_tokens`)."""
     convo = Conversation.of(body)
     turn, values, probe = choose(script, convo)
     reply = Reply(
@@ -166,6 +180,7 @@ def materialise(
         delay_seconds=turn.delay_seconds,
         turn_number=convo.assistant_turns + 1,
         probe=probe,
+        workdir=convo.workdir,
     )
     if turn.text is not None:
         reply.text = substitute(turn.text, values, repo_root)
@@ -179,7 +194,20 @@ def materialise(
         for i, (name, args) in enumerate(calls)
     ]
     _account(script, turn, body, reply)
+    limit = body.get("max_tokens")
+    if isinstance(limit, int) and 0 < limit < reply.completion_tokens:
+        _truncate(script, reply, limit)
     return reply
+
+
+def _truncate(script: ScriptedModel, reply: Reply, max_tokens: int) -> None:
+    """The provider stops at `max_tokens`: text cut, unfinished tool calls dropped."""
+    reply.truncated = True
+    reply.tool_calls = []
+    reply.text = reply.text[: max_tokens * 4]
+    reply.reasoning_tokens = min(reply.reasoning_tokens, max_tokens)
+    reply.completion_tokens = max_tokens
+    _price(script, reply)
 
 
 def _account(script: ScriptedModel, turn: Turn, body: dict[str, Any], reply: Reply) -> None:
@@ -187,6 +215,7 @@ def _account(script: ScriptedModel, turn: Turn, body: dict[str, Any], reply: Rep
     prompt_chars = json.dumps(body.get("messages")) + json.dumps(body.get("tools"))
     out_chars = reply.text + "".join(name + args for _, name, args in reply.tool_calls)
     reply.prompt_tokens = spec.prompt_tokens or estimate_tokens(prompt_chars)
+    reply.report_cost = spec.report_cost
     reply.reasoning_tokens = spec.reasoning_tokens  # part of completion_tokens, as in OpenAI usage
     reply.completion_tokens = (spec.completion_tokens or estimate_tokens(out_chars) + 8) + (
         reply.reasoning_tokens
@@ -195,15 +224,18 @@ def _account(script: ScriptedModel, turn: Turn, body: dict[str, Any], reply: Rep
         reply.cached_tokens = min(spec.cached_tokens, reply.prompt_tokens)
     elif reply.turn_number > 1:
         reply.cached_tokens = int(reply.prompt_tokens * 0.7)
+    _price(script, reply)
+
+
+def _price(script: ScriptedModel, reply: Reply) -> None:
     pricing = script.catalogue.pricing
 
     def price(name: str, fallback: str = "0") -> float:
         return float(pricing.get(name, pricing.get(fallback, "0")))
 
     uncached = reply.prompt_tokens - reply.cached_tokens
-    reply.cost = round(
-        uncached * price("prompt")
-        + reply.cached_tokens * price("input_cache_read", "prompt")
-        + reply.completion_tokens * price("completion"),
-        8,
+    reply.prompt_cost = round(
+        uncached * price("prompt") + reply.cached_tokens * price("input_cache_read", "prompt"), 10
     )
+    reply.completion_cost = round(reply.completion_tokens * price("completion"), 10)
+    reply.cost = round(reply.prompt_cost + reply.completion_cost, 8)

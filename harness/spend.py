@@ -1,0 +1,120 @@
+"""The `spend` stage: before the round's first paid call, the key must cover the round's maximum.
+
+    check_spend(round_id) -> KeyCheck   # writes key-check.json; raises SpendRefused when short
+
+`GET /api/v1/key` gives the key's remaining credit; the round's maximum spend is every probe and
+every unit at its budget ceiling (the proxy's hard budget holds each to it) plus one `max_tokens`
+reservation at the cohort's highest completion price (OpenRouter reserves that before calling a
+provider and answers 402 when the key cannot cover it). A key with no limit passes.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness.gateway.client import OpenRouterClient
+from harness.session.upstream import Upstream, round_gateway
+from records.evidence.gateway import KeyCheck, MaxSpend
+from records.inputs import Cohort, RoundSettings, load_cohort, load_round
+from records.io import read_record, write_record
+from records.layout import EVIDENCE_DIR, round_paths
+
+RESERVATION_TOKENS = 32_000  # the max_tokens OpenCode 1.17.18 sends on every request
+
+
+class SpendRefused(RuntimeError):
+    """The key's remaining credit does not cover the round's maximum spend."""
+
+
+def max_spend(settings: RoundSettings, cohort: Cohort, completion_prices: list[float]) -> MaxSpend:
+    routes = len(cohort.candidates)
+    budget = settings.ceilings.budget_usd
+    probes = routes * settings.probes * budget
+    units = routes * settings.repetitions * budget
+    reservation = RESERVATION_TOKENS * max(completion_prices, default=0.0)
+    return MaxSpend(
+        probes_usd=round(probes, 6),
+        units_usd=round(units, 6),
+        reservation_usd=round(reservation, 6),
+        reservation_tokens=RESERVATION_TOKENS,
+        total_usd=round(probes + units + reservation, 6),
+    )
+
+
+def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> KeyCheck:
+    """Ask the gateway about the key and the cohort's prices (both free calls) and judge."""
+    routes = {c.route for c in cohort.candidates}
+    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
+        key = client.key_info()
+        prices = [m.pricing.per_token("completion") for m in client.list_models() if m.id in routes]
+    plan = max_spend(settings, cohort, prices)
+    remaining = key.limit_remaining
+    if key.limit is None and remaining is None:
+        verdict = "ok"
+        message = f"the key has no credit limit; the round may spend ${plan.total_usd:.2f}"
+    elif remaining is not None and remaining >= plan.total_usd:
+        verdict = "ok"
+        message = f"the key has ${remaining:.2f} left, the round may spend ${plan.total_usd:.2f}"
+    else:
+        verdict = "refused"
+        message = (
+            f"round {settings.round_id!r} refused to start: the key has ${remaining or 0:.2f} of "
+            f"credit left, below the round's maximum spend of ${plan.total_usd:.2f} "
+            f"(probes ${plan.probes_usd:.2f} + units ${plan.units_usd:.2f} + one "
+            f"{plan.reservation_tokens}-token reservation ${plan.reservation_usd:.2f}). Add credit "
+            "or raise the key's limit; nothing was spent"
+        )
+    return KeyCheck(
+        round_id=settings.round_id,
+        checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        gateway_kind=upstream.kind,
+        key_label=key.label or None,
+        limit_usd=key.limit,
+        limit_remaining_usd=remaining,
+        usage_usd=key.usage,
+        max_spend=plan,
+        verdict=verdict,  # type: ignore[arg-type]
+        message=message,
+    )
+
+
+def check_spend(
+    round_id: str, evidence_dir: Path = EVIDENCE_DIR, upstream: Upstream | None = None
+) -> KeyCheck:
+    """Check the key, record the answer in `key-check.json`, raise `SpendRefused` when short."""
+    settings = load_round(round_id)
+    cohort = load_cohort(settings.cohort_path)
+    if upstream is None:
+        with round_gateway(settings) as gateway:
+            record = key_check(settings, cohort, gateway)
+    else:
+        record = key_check(settings, cohort, upstream)
+    write_record(round_paths(round_id, evidence_dir).key_check, record)
+    print(record.message)
+    if record.verdict == "refused":
+        raise SpendRefused(record.message)
+    return record
+
+
+def require_key_check(round_id: str, paid: bool, evidence_dir: Path = EVIDENCE_DIR) -> None:
+    """Refuse a paid call when the spend stage has not passed (a refused check always refuses)."""
+    path = round_paths(round_id, evidence_dir).key_check
+    if not path.exists():
+        if paid:
+            raise SpendRefused(f"{path} is missing: run the spend stage before any paid call")
+        return
+    record = read_record(path, KeyCheck)
+    if record.verdict != "ok":
+        raise SpendRefused(f"{path}: {record.message}")
+
+
+def spend_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
+    """The doit stage: 0 when the key covers the round, 1 (with the reason printed) when not."""
+    try:
+        check_spend(round_id, evidence_dir)
+    except SpendRefused as exc:
+        print(f"spend: {exc}", file=sys.stderr)
+        return 1
+    return 0

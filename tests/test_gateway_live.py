@@ -1,0 +1,213 @@
+"""Live gateway behaviours (../shared/reference/openrouter/live-behaviour.md §2–5) through the
+simulator and the recording proxy: keep-alive stalls, in-stream and body errors, the 402
+reservation, transport vs harness retries, the hard budget and unknown cost."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from gateway_support import drive, loopback_only, script
+
+from harness.gateway.budget import Prices
+from harness.gateway.client import OpenRouterClient
+from harness.gateway.errors import (
+    ErrorClass,
+    GatewayError,
+    RateLimitError,
+    UpstreamError,
+    classify_stream_error,
+)
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator
+from records.evidence.gateway import ExchangeRecord, read_exchanges, summarize
+
+KEY = "sk-or-v1-live-behaviour-test"
+BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
+PRICES = {"prompt": "0.00001", "completion": "0.0001"}
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    scripts = [
+        script("lab/stall-1", [{"error": {"kind": "stall", "hang_seconds": 30,
+                                          "keepalive_seconds": 0.2}}]),
+        script("lab/slow-1", [{"error": {"kind": "stall", "hang_seconds": 0.5,
+                                         "keepalive_seconds": 0.1}, "text": "late but fine"}]),
+        script("lab/r429-1", [{"error": {"kind": "midstream", "code": 429,
+                                         "message": "Rate limit exceeded"}}]),
+        script("lab/str-1", [{"error": {"kind": "midstream", "code": "server_error",
+                                        "message": "Internal Server Error"}}]),
+        script("lab/flaky-1", [{"tool_calls": [BASH]},
+                               {"error": {"kind": "http", "status": 503, "times": 1}},
+                               {"text": "recovered"}]),
+        script("lab/burn-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"},
+               usage={"completion_tokens": 3000}, catalogue={"pricing": PRICES}),
+    ]  # fmt: skip
+    with loopback_only(), Simulator(scripts, api_key=KEY, generation_lag_seconds=0.0) as s:
+        yield s
+
+
+def proxy(sim: Simulator, log: Path, **kwargs: Any) -> RecordingProxy:
+    return RecordingProxy(upstream=sim.base_url, api_key=KEY, log_path=log, **kwargs)
+
+
+def chat(base_url: str, model: str, stream: bool = True, **extra: Any) -> httpx.Response:
+    body = {"model": model, "stream": stream, "messages": [{"role": "user", "content": "go"}],
+            **extra}  # fmt: skip
+    return httpx.post(f"{base_url}/chat/completions", json=body, timeout=20)
+
+
+def test_a_short_stall_sends_keepalives_then_answers(sim: Simulator, tmp_path: Path) -> None:
+    with proxy(sim, tmp_path / "g.jsonl", stall_seconds=5) as p:
+        response = chat(p.base_url, "lab/slow-1")
+    assert response.text.count(": OPENROUTER PROCESSING") >= 4 and "late but fine" in response.text
+    (record,) = read_exchanges(tmp_path / "g.jsonl")
+    assert record.error_class is None and record.keepalives >= 4
+    assert record.keepalive_wait_ms is not None and record.keepalive_wait_ms >= 400
+    assert response.headers["X-Generation-Id"] == record.generation_id
+
+
+def test_a_stall_past_the_outage_window_is_ended_as_a_provider_stall(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    with proxy(sim, tmp_path / "g.jsonl", stall_seconds=1.0) as p:
+        with pytest.raises(httpx.HTTPError):  # the proxy drops the stream it ended
+            chat(p.base_url, "lab/stall-1").raise_for_status().read()
+        state = p.state
+    assert time.monotonic() - started < 10
+    (record,) = read_exchanges(tmp_path / "g.jsonl")
+    assert (record.status, record.error_class) == (200, ErrorClass.PROVIDER_STALL)
+    assert record.keepalive_wait_ms is not None and record.keepalive_wait_ms >= 1000
+    assert state.stalls == 1 and summarize(tmp_path / "g.jsonl").stalls == 1
+
+
+@pytest.mark.parametrize(
+    ("model", "expected", "done"),
+    [("lab/r429-1", ErrorClass.RATE_LIMIT, True), ("lab/str-1", ErrorClass.UPSTREAM_5XX, False)],
+)
+def test_in_stream_errors_are_classed_by_code(
+    sim: Simulator, tmp_path: Path, model: str, expected: ErrorClass, done: bool
+) -> None:
+    with proxy(sim, tmp_path / "g.jsonl") as p:
+        raw = chat(p.base_url, model).text
+    assert raw.rstrip().endswith("data: [DONE]") is done  # the docs' string-code shape has none
+    (record,) = read_exchanges(tmp_path / "g.jsonl")
+    assert (record.status, record.error_class, record.finish_reason) == (200, expected, "error")
+    assert record.cost_usd == 0.0 and not record.delivered
+
+
+def test_errors_in_a_non_streaming_body_are_not_billed_successes(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    with proxy(sim, tmp_path / "g.jsonl") as p:
+        response = chat(p.base_url, "lab/r429-1", stream=False)
+        with OpenRouterClient(p.base_url, "x") as client, pytest.raises(RateLimitError):
+            client.chat({"model": "lab/r429-1", "messages": [{"role": "user", "content": "a"}]})
+        with OpenRouterClient(p.base_url, "x") as client, pytest.raises(UpstreamError):
+            client.chat_stream({"model": "lab/str-1", "messages": []})
+    assert response.status_code == 200 and response.json()["error"]["code"] == 429
+    first = read_exchanges(tmp_path / "g.jsonl")[0]
+    assert first.error_class is ErrorClass.RATE_LIMIT and first.usage is None
+
+
+def test_unknown_codes_stay_midstream() -> None:
+    assert classify_stream_error({"message": "?"}) is ErrorClass.MIDSTREAM_ERROR
+    assert classify_stream_error({"code": "weird"}) is ErrorClass.MIDSTREAM_ERROR
+    metadata = {"error_type": "payment_required"}
+    assert classify_stream_error({"code": "x", "metadata": metadata}) is ErrorClass.CREDITS
+
+
+def test_a_transient_503_is_a_transport_retry_not_a_harness_retry(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    log = tmp_path / "g.jsonl"
+    with proxy(sim, log) as p:
+        client = openai.OpenAI(base_url=p.base_url, api_key="x", max_retries=2)
+        messages, error = drive(p.base_url, "lab/flaky-1", "go", workdir="/flaky")
+        assert isinstance(error, openai.InternalServerError)
+        # the agent retries the failed request (as OpenCode does), then carries on
+        client.chat.completions.create(model="lab/flaky-1", messages=messages)  # type: ignore[arg-type]
+        client.chat.completions.create(model="lab/flaky-1", messages=messages)  # type: ignore[arg-type]
+    records = read_exchanges(log)
+    assert [(r.step, r.status, r.retry, r.transport_retry) for r in records] == [
+        (1, 200, False, False), (2, 503, False, False), (2, 200, False, True),
+        (2, 200, True, False)]  # fmt: skip
+    summary = summarize(log)
+    assert (summary.steps, summary.retries, summary.transport_retries) == (2, 1, 1)
+    assert summary.transport_retry_classes == {"upstream_5xx": 1}
+
+
+def test_the_hard_budget_lowers_max_tokens_then_refuses(sim: Simulator, tmp_path: Path) -> None:
+    log = tmp_path / "g.jsonl"
+    prices = Prices(prompt=0.00001, completion=0.0001)  # each step: 3000 completion tokens = $0.30
+    with proxy(sim, log, budget_usd=1.0, prices=prices) as p:
+        client = openai.OpenAI(base_url=p.base_url, api_key="x", max_retries=0)
+        with pytest.raises(openai.BadRequestError) as refused:
+            for _ in range(8):
+                client.chat.completions.create(
+                    model="lab/burn-1",
+                    max_tokens=32000,
+                    messages=[{"role": "user", "content": "x" * 400}],
+                )
+        state = p.state
+    assert "budget ceiling of $1 reached" in str(refused.value)
+    records = read_exchanges(log)
+    changes = [r.max_tokens_change for r in records if r.max_tokens_change is not None]
+    assert all(c.requested == 32000 for c in changes)
+    forwarded = [c.forwarded or 0 for c in changes]
+    prompt = changes[0].prompt_tokens_estimate * prices.prompt
+    assert forwarded[0] == int((1.0 - prompt) / prices.completion)  # the whole budget's worth
+    assert forwarded[:-1] == sorted(forwarded[:-1], reverse=True) and len(forwarded) == 5
+    assert forwarded[-1] == 0  # None: refused
+    assert changes[-1].forwarded is None and records[-1].refused == "budget_ceiling"
+    cut = [r for r in records if r.finish_reason == "length"]
+    assert cut and cut[0].usage is not None
+    assert cut[0].usage.completion == cut[0].request["max_tokens"] < 3000
+    summary = summarize(log)
+    assert summary.cost_usd is not None and summary.cost_usd <= 1.0
+    assert state.cost_usd <= 1.0 and summary.budget_ceiling_hit
+    assert len(summary.max_tokens_changes) == len(changes)
+
+
+def test_unknown_cost_is_none_and_budgeted_by_estimate(tmp_path: Path) -> None:
+    record = ExchangeRecord(time="t", index=1, kind="chat", method="POST", path="/x", status=200,
+                            latency_ms=1.0, budget_cost_usd=0.25)  # fmt: skip
+    assert record.cost_usd is None
+    refused = record.model_copy(update={"status": 400, "refused": "budget_ceiling"})
+    assert refused.cost_usd == 0.0
+    log = tmp_path / "g.jsonl"
+    log.write_text(record.model_dump_json() + "\n" + refused.model_dump_json() + "\n")
+    summary = summarize(log)
+    assert summary.cost_usd is None and summary.unknown_cost_responses == 1
+    assert summary.cost_estimate_usd == 0.25 and summary.tokens.cost_usd is None
+    old = json.loads(record.model_dump_json())
+    for field in ("transport_retry", "protocol", "max_tokens_change", "keepalives",
+                  "keepalive_wait_ms", "budget_cost_usd"):  # fmt: skip
+        old.pop(field)
+    old["schema_version"] = 1
+    assert ExchangeRecord.model_validate(old).cost_usd is None  # schema-1 lines still load
+
+
+def test_the_402_reservation_and_the_key(tmp_path: Path) -> None:
+    pricey = script("lab/pricey-1", [{"text": "hi"}], catalogue={"pricing": PRICES})
+    with loopback_only(), Simulator([pricey], key_limit_usd=1.0) as low:
+        with OpenRouterClient(low.base_url, "k") as client:
+            key = client.key_info()
+            assert (key.limit, key.limit_remaining, key.usage) == (1.0, 1.0, 0.0)
+            body = {"model": "lab/pricey-1", "messages": [{"role": "user", "content": "x"}]}
+            with pytest.raises(GatewayError) as caught:
+                client.chat_stream({**body, "max_tokens": 32000})  # $3.20 reserved > $1
+            assert caught.value.error_class is ErrorClass.CREDITS
+            assert "can only afford 10000" in caught.value.message
+            client.chat_stream({**body, "max_tokens": 5000})
+            after = client.key_info()
+        assert after.usage is not None and after.usage > 0
+        assert after.limit_remaining == pytest.approx(1.0 - after.usage)

@@ -1,0 +1,116 @@
+"""The simulator's responses validate against OpenRouter's published OpenAPI schemas.
+
+The schemas are extracted into `tests/data/openrouter/schemas.json` by the script beside it; a
+test checks the extraction against `../shared/reference/openrouter/openapi.json` when present.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+from gateway_support import loopback_only, script
+
+from harness.gateway.simulator import Simulator
+from records.layout import REPO_ROOT
+
+DATA = Path(__file__).parent / "data" / "openrouter"
+SCHEMAS = json.loads((DATA / "schemas.json").read_text(encoding="utf-8"))
+SPEC = REPO_ROOT.parent / "shared" / "reference" / "openrouter" / "openapi.json"
+KEY = "sk-or-v1-schema-test"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+WRITE = {"name": "write", "arguments": {"filePath": "{workdir}/a.txt", "content": "a\n"}}
+
+
+def validate(kind: str, payload: Any) -> None:
+    schema = {"$defs": SCHEMAS["$defs"], "$ref": f"#/$defs/{SCHEMAS['roots'][kind]}"}
+    jsonschema.Draft202012Validator(schema).validate(payload)
+
+
+def data_events(raw: str) -> list[dict[str, Any]]:
+    return [json.loads(e[6:]) for e in raw.split("\n\n") if e.startswith("data: {")]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    scripts = [
+        script("lab-s/tools-1", [{"text": "writing", "tool_calls": [WRITE]}, {"text": "done"}],
+               catalogue={"reasoning": {"supported_efforts": ["high"]}}),
+        script("lab-s/errors-1", [{"error": {"kind": "midstream", "code": 429,
+                                             "message": "Rate limit exceeded"}}]),
+        script("lab-s/busy-1", [{"error": {"kind": "http", "status": 503}}]),
+    ]  # fmt: skip
+    with loopback_only(), Simulator(scripts, api_key=KEY, key_limit_usd=1.0) as simulator:
+        yield simulator
+
+
+def chat(sim: Simulator, model: str, stream: bool, **extra: Any) -> httpx.Response:
+    body = {"model": model, "stream": stream, "max_tokens": 1000,
+            "messages": [{"role": "user", "content": "go"}], **extra}  # fmt: skip
+    return httpx.post(f"{sim.base_url}/chat/completions", json=body, headers=AUTH)
+
+
+def test_extraction_matches_the_spec() -> None:
+    if not SPEC.exists():
+        pytest.skip(f"{SPEC} (the reference spec) is not on this machine")
+    loader = importlib.util.spec_from_file_location("extract", DATA / "extract_schemas.py")
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    assert module.extract(json.loads(SPEC.read_text(encoding="utf-8"))) == SCHEMAS
+
+
+def test_models_and_key_validate(sim: Simulator) -> None:
+    models = httpx.get(f"{sim.base_url}/models").json()
+    validate("models", models)
+    key = httpx.get(f"{sim.base_url}/key", headers=AUTH).json()
+    validate("key", key)
+    assert (key["data"]["limit"], key["data"]["usage"]) == (1.0, 0.0)
+
+
+def test_chat_json_and_generation_validate(sim: Simulator) -> None:
+    response = chat(sim, "lab-s/tools-1", stream=False)
+    body = response.json()
+    validate("chat", body)
+    assert response.headers["X-Generation-Id"] == body["id"]
+    time.sleep(sim.generation_lag_seconds + 0.05)
+    generation = httpx.get(f"{sim.base_url}/generation", params={"id": body["id"]}, headers=AUTH)
+    validate("generation", generation.json())
+    assert generation.json()["data"]["total_cost"] == body["usage"]["cost"]
+
+
+def test_every_stream_chunk_validates(sim: Simulator) -> None:
+    events = data_events(chat(sim, "lab-s/tools-1", stream=True).text)
+    assert len(events) >= 4
+    for event in events:
+        validate("chat_chunk", event)
+    assert events[-1]["usage"]["cost_details"]["upstream_inference_prompt_cost"] > 0
+
+
+def test_in_stream_error_in_the_spec_shape_validates(sim: Simulator) -> None:
+    events = data_events(chat(sim, "lab-s/errors-1", stream=True).text)
+    for event in events:
+        validate("chat_chunk", event)
+    error = events[-1]["error"]
+    assert error == {"code": 429, "message": "Rate limit exceeded",
+                     "metadata": {"error_type": "rate_limit_exceeded"}}  # fmt: skip
+
+
+def test_error_bodies_validate(sim: Simulator) -> None:
+    validate("error_503", chat(sim, "lab-s/busy-1", stream=True).json())
+    validate("error_400", chat(sim, "lab-s/none", stream=True).json())
+    validate("error_401", httpx.get(f"{sim.base_url}/key").json())
+    missing = httpx.get(f"{sim.base_url}/generation", params={"id": "gen-x"}, headers=AUTH)
+    validate("error_404", missing.json())
+    too_much = chat(sim, "lab-s/tools-1", stream=True, max_tokens=200_000)
+    assert too_much.status_code == 402
+    validate("error_402", too_much.json())
+    with pytest.raises(jsonschema.ValidationError):  # the validator does reject a wrong shape
+        validate("error_402", {"error": {"message": "no code"}})

@@ -16,6 +16,7 @@ from scoring_support import CHECKS, result, session
 
 from harness.invalidation import INPUTS_CHANGED, UnitFacts, assess, check_identity
 from harness.replacement import ReplacementRefused, create_replacement
+from records.evidence.evaluation import EvaluationResult
 from records.evidence.gateway import GatewaySummary
 from records.evidence.round import ReplacementRecord
 from records.evidence.session import HUMAN_INTERVENTION_BASIS
@@ -35,6 +36,14 @@ def record_unit(evidence: Path, key: str, evaluation: Any = None, **overrides: A
         paths.result.parent.mkdir(parents=True, exist_ok=True)
         write_record(paths.result, evaluation)
     return paths.root.name
+
+
+def probe_crashed() -> EvaluationResult:
+    """A result whose root-page probe failed inside the evaluator (the gate is not failed)."""
+    data = result().model_dump(mode="json")
+    data["gates"][1] = {"id": "root-page", "failed": False, "status": "evaluator_error",
+                        "reason": "the probe crashed"}  # fmt: skip
+    return EvaluationResult.model_validate(data)
 
 
 def replace(evidence: Path, unit: str) -> subprocess.CompletedProcess[str]:
@@ -81,6 +90,7 @@ def test_a_changed_input_session_is_not_replaceable(tmp_path: Path) -> None:
          None, "harness"),
         ("strong-builder", {}, result(evaluator_error="Chromium crashed"), "evaluator"),
         ("progress-liar", {}, result(not_executed=("axe",)), "evaluator"),
+        ("signer", {}, probe_crashed(), "evaluator"),  # a gate probe's own failure
     ],
 )  # fmt: skip
 def test_the_command_replaces_exactly_what_the_methodology_allows(

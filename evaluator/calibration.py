@@ -17,7 +17,7 @@ from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import write_record
-from records.layout import EVIDENCE_DIR, STARTER_DIR, round_paths
+from records.layout import EVIDENCE_DIR, STARTER_DIR, EvaluationPaths, round_paths
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 STARTER_PASSES = {
@@ -103,7 +103,7 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         failed_checks=result.failed_checks,
         expected_failed_checks=[c.id for c in CHECKS if c.id not in STARTER_PASSES],
         reasons=reasons,
-        result=str((out / "result.json").relative_to(paths.root)),
+        result=str(EvaluationPaths(out).result.relative_to(paths.root)),
         duration_s=result.timings.total_s,
     )
     write_record(paths.calibration, record)

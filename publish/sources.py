@@ -73,7 +73,7 @@ def load_controls(path: Path) -> list[ControlRow] | None:
 
 
 def load_unit(paths: UnitPaths) -> UnitEvidence:
-    replacement = paths.root / "replacement.json"
+    replacement = paths.replacement
     return UnitEvidence(
         unit=paths.root.name,
         paths=paths,

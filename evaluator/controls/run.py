@@ -29,7 +29,7 @@ from evaluator.evaluate import evaluate
 from records.evidence.controls import ControlRow
 from records.evidence.evaluation import MAX_AUTOMATED
 from records.io import read_json, write_json
-from records.layout import EVIDENCE_DIR, controls_dir, controls_json
+from records.layout import EVIDENCE_DIR, EvaluationPaths, controls_dir, controls_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
 
@@ -172,7 +172,7 @@ def run_controls(
             row.actual_score = result.automated_score
             row.actual_failed_checks = result.failed_checks
             row.gates_failed = [g.id for g in result.gates if g.failed]
-            row.result = str((out_dir / name / "result.json").relative_to(out_dir.parent))
+            row.result = str(EvaluationPaths(out_dir / name).result.relative_to(out_dir.parent))
             row.duration_s = result.timings.total_s
             reasons = []
             if result.automated_score != expected:

@@ -1,22 +1,34 @@
-"""Media for the site, stored once by content: full-size files and display-size thumbnails.
+"""Media for the site, stored once by content and sized for the screen it is shown on.
 
 Screenshots repeat across units (an idle model leaves the starter's pages untouched), so each file
-is published under its content hash (`media/<sha256[:20]><suffix>`) and copied once. Thumbnails
-are WebP images at the width the unit pages show them (2x for dense screens), cropped to the top
-part the grid displays, made once per content hash.
+is published under its content hash and copied once. A screenshot is shown as a WebP thumbnail at
+the width of its grid cell (2x for dense screens, cropped to the top the grid shows) and opens as
+a full-size WebP; the interaction video is re-encoded at a web size. The evidence folder keeps the
+original PNGs and video. Conversions are cached by content hash (`build/.media-cache/`), so a
+rebuild costs a copy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
 
-THUMB_WIDTH = 480  # CSS px of a grid cell (about 240) at 2x
-THUMB_MAX_HEIGHT = 640  # the grid shows the top of the page (object-position: top)
+from records.layout import BUILD_DIR
+
+THUMB_WIDTH = 400  # CSS px of a grid cell (about 200) at 2x
+THUMB_MAX_HEIGHT = 540  # the grid shows the top of the page (object-position: top)
+FULL_QUALITY = 60
+VIDEO_WIDTH = 800
+VIDEO_ARGS = ("-vf", f"scale={VIDEO_WIDTH}:-2,fps=8", "-c:v", "libvpx-vp9", "-b:v", "0",
+              "-crf", "50", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1",
+              "-threads", "2", "-an")  # fmt: skip
+CACHE_VERSION = "2"
 
 
 def digest(path: Path) -> str:
@@ -27,39 +39,68 @@ def digest(path: Path) -> str:
     return sha.hexdigest()
 
 
+def _thumbnail(source: Path, target: Path) -> None:
+    with Image.open(source) as image:
+        picture = image.convert("RGB")
+        if picture.width > THUMB_WIDTH:
+            height = round(picture.height * THUMB_WIDTH / picture.width)
+            picture = picture.resize((THUMB_WIDTH, height), Image.Resampling.LANCZOS)
+        if picture.height > THUMB_MAX_HEIGHT:
+            picture = picture.crop((0, 0, picture.width, THUMB_MAX_HEIGHT))
+        picture.save(target, "WEBP", quality=60, method=4)
+
+
+def _full(source: Path, target: Path) -> None:
+    with Image.open(source) as image:
+        image.convert("RGB").save(target, "WEBP", quality=FULL_QUALITY, method=4)
+
+
+def _video(source: Path, target: Path) -> None:
+    import imageio_ffmpeg
+
+    ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    argv = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-i", str(source), *VIDEO_ARGS]
+    proc = subprocess.run([*argv, str(target)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0 or not target.is_file():
+        raise RuntimeError(f"{source}: re-encoding the video failed: {proc.stderr[-800:]}")
+
+
 @dataclass
 class MediaStore:
-    """Copies media into `docs/media/` once per content hash; returns docs-relative paths."""
+    """Writes media into `docs/media/` once per content hash; returns docs-relative paths."""
 
     docs: Path
+    cache: Path = field(default_factory=lambda: BUILD_DIR / ".media-cache")
     folder: str = "media"
-    _seen: dict[str, str] = field(default_factory=dict)
-    _thumbs: dict[str, str] = field(default_factory=dict)
+    _done: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def add(self, source: Path) -> str:
+    def _make(
+        self, source: Path, kind: str, suffix: str, convert: Callable[[Path, Path], None]
+    ) -> str:
         key = digest(source)
-        if key not in self._seen:
-            rel = f"{self.folder}/{key[:20]}{source.suffix.lower()}"
-            target = self.docs / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            self._seen[key] = rel
-        return self._seen[key]
+        if (key, kind) in self._done:
+            return self._done[(key, kind)]
+        name = f"{key[:20]}{suffix}"
+        cached = self.cache / f"{kind}-{CACHE_VERSION}" / name
+        if not cached.is_file():
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            partial = cached.with_name(f".{name}.part{suffix}")
+            convert(source, partial)
+            partial.replace(cached)
+        rel = f"{self.folder}/{kind}/{name}"
+        (self.docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached, self.docs / rel)
+        self._done[(key, kind)] = rel
+        return rel
 
     def thumbnail(self, source: Path) -> str:
-        """A display-size WebP of an image (the top of it, like the grid shows)."""
-        key = digest(source)
-        if key not in self._thumbs:
-            rel = f"{self.folder}/thumbs/{key[:20]}.webp"
-            target = self.docs / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with Image.open(source) as image:
-                picture = image.convert("RGB")
-                if picture.width > THUMB_WIDTH:
-                    height = round(picture.height * THUMB_WIDTH / picture.width)
-                    picture = picture.resize((THUMB_WIDTH, height), Image.Resampling.LANCZOS)
-                if picture.height > THUMB_MAX_HEIGHT:
-                    picture = picture.crop((0, 0, picture.width, THUMB_MAX_HEIGHT))
-                picture.save(target, "WEBP", quality=72, method=6)
-            self._thumbs[key] = rel
-        return self._thumbs[key]
+        """A display-size WebP of a screenshot (the top of it, like the grid shows)."""
+        return self._make(source, "thumbs", ".webp", _thumbnail)
+
+    def image(self, source: Path) -> str:
+        """The screenshot at full size, as WebP."""
+        return self._make(source, "full", ".webp", _full)
+
+    def video(self, source: Path) -> str:
+        """The interaction video at a web size."""
+        return self._make(source, "video", ".webm", _video)

@@ -1,5 +1,5 @@
 """Finishing touches on the built site: a 404 page that works from `file://`, no empty sitemap,
-and none of the search plugin's language scripts an English site never loads."""
+none of the search plugin's language scripts an English site never loads, and no source maps."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ _ROOT_ABSOLUTE = re.compile(r'((?:href|src)=")/(?!/)')
 
 
 def finish_site(site: Path) -> None:
+    for source_map in site.rglob("*.map"):  # the theme's source maps: for its developers
+        source_map.unlink()
     for rel in UNUSED:
         target = site / rel
         if target.is_dir():

@@ -76,6 +76,17 @@ class Published:
     def round_file(self, rel: str) -> str | None:
         return self.viewer(f"{self.round_id}/{rel}")
 
+    def raw(self, rel: str) -> str | None:
+        """Docs-relative path of a round file copied as is (no viewer: e.g. events.jsonl, whose
+        readable form is the transcript)."""
+        source = (self.evidence_dir / self.round_id / rel).resolve()
+        if not source.is_file() or source.stat().st_size > RAW_LIMIT:
+            return None
+        target = self.docs / "evidence" / self.round_id / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        return f"evidence/{self.round_id}/{rel}"
+
     def _publish(self, rel: str, source: Path) -> str:
         raw_rel = f"evidence/{rel}"
         if source.suffix.lower() in MARKDOWN:  # mkdocs would turn it into a page

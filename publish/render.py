@@ -237,7 +237,7 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
         width = _viewport_width(shot.viewport)
         item = Shot(
             thumb="../" + media.thumbnail(source),
-            full="../" + media.add(source),
+            full="../" + media.image(source),
             caption=f"{shot.page} · {shot.state} · {shot.viewport}",
             page=shot.page,
             state=shot.state,
@@ -262,7 +262,7 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
                 page.check_shots[check.id] = found
                 break
     if result.video:
-        page.video = "../" + media.add(_evidence_file(base, result.video, owner))
+        page.video = "../" + media.video(_evidence_file(base, result.video, owner))
 
 
 def _agent_start_ms(unit: UnitEvidence) -> int | None:
@@ -289,11 +289,13 @@ def unit_page(row: Row, unit: UnitEvidence, media: MediaStore, published: Publis
         ("evaluation/result.json (every check, gate and diagnostic)", "evaluation/result.json"),
         ("PROGRESS.md as the agent left it", "PROGRESS.md"),
         ("worktree.diff (the final diff)", "worktree.diff"),
-        ("events.jsonl (the agent's raw events)", "events.jsonl"),
     ):
         view = published.round_file(f"{rel}/{name}")
         if view is not None:
             page.files.append((label, "../" + view))
+    events = published.raw(f"{rel}/events.jsonl")
+    if events is not None:
+        page.files.append(("events.jsonl (the agent's raw events, JSON lines)", "../" + events))
     if unit.result is not None:
         for step in unit.result.steps:
             view = published.round_file(f"{rel}/evaluation/{step.log}") if step.log else None

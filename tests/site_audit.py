@@ -25,7 +25,7 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.browser import RequestLog, guard_context, launch  # noqa: E402
+from evaluator.browser import VIEWPORTS, RequestLog, guard_context, launch  # noqa: E402
 from evaluator.checks.base import CheckContext, Facts  # noqa: E402
 
 WIDTHS = (360, 768, 1440)
@@ -87,6 +87,8 @@ def audit(
     widths: tuple[int, ...] = WIDTHS,
     schemes: tuple[str, ...] = SCHEMES,
 ) -> list[dict[str, Any]]:
+    for width in widths:  # e.g. 390 (a phone) for the README's screenshots
+        VIEWPORTS.setdefault(width, {"width": width, "height": 844 if width < 600 else 900})
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"

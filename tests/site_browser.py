@@ -54,6 +54,16 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
         page.keyboard.type("calibration", delay=30)  # Material searches on key events
         page.wait_for_selector(".md-search-result__item", timeout=10000)
         out["search_results"] = page.locator(".md-search-result__item").count()
+        page.fill(".md-search__input", "")
+        page.keyboard.type("dialog-focus", delay=30)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.md-search-result__item')]"
+            ".some(i => i.textContent.includes('dialog'))",
+            timeout=10000,
+        )
+        out["search_first_dialog_focus"] = page.locator(
+            ".md-search-result__item a"
+        ).first.get_attribute("href")
         page.keyboard.press("Escape")
 
         page.goto((site / "leaderboard.html").as_uri())

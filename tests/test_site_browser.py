@@ -52,6 +52,8 @@ def test_nothing_leaves_the_machine_and_nothing_is_missing(observed: dict[str, A
 
 def test_search_works_offline(observed: dict[str, Any]) -> None:
     assert observed["search_results"] > 0
+    # A check's id finds the page that says what the check proves first.
+    assert "checks.html" in (observed["search_first_dialog_focus"] or "")
 
 
 def money(texts: list[str]) -> list[float | None]:

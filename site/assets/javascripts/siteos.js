@@ -40,7 +40,16 @@
     table.classList.toggle("sb-resorted", th.getAttribute("data-sb-key") !== "rank" || dir !== "asc");
   }
 
+  /* Material wraps plain tables in a scrolling box: make each reachable by keyboard. */
+  function focusableScrollers() {
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (box) {
+      if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  }
+
   function setup() {
+    focusableScrollers();
+    setTimeout(focusableScrollers, 0);
     document.querySelectorAll("table.sb-sortable").forEach(function (table) {
       if (table.dataset.sbReady) return;
       table.dataset.sbReady = "1";

@@ -1,0 +1,112 @@
+"""Watch a sandbox's process tree from the host: tasks, memory, /tmp usage.
+
+`TreeWatch(root_pid)` samples every descendant of the host process that started the sandbox
+(from `/proc/*/stat` and `/proc/*/statm`; every process in the sandbox's pid namespace descends
+from it, orphans included, because they are re-parented to the namespace's init). The host, not
+anything inside, measures: a process in the sandbox can neither hide from it nor forge it. The
+runner stops a sandbox whose task count reaches its process limit or whose resident memory
+reaches its total-memory limit, by killing the init of its pid namespace (the kernel then kills
+every process in it, and bubblewrap reaps them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from sandbox.limits import Usage
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_OWN_PIDNS = os.readlink("/proc/self/ns/pid")
+
+
+def _read_stat(pid: str) -> tuple[int, int, int] | None:
+    """(ppid, threads, vsize bytes) of one process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[1]), int(fields[17]), int(fields[20])
+    except (IndexError, ValueError):
+        return None
+
+
+def _memory(pid: int) -> tuple[int, int]:
+    """(resident, data) bytes of one process; data is what RLIMIT_DATA counts."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            fields = fh.read().split()
+        return int(fields[1]) * _PAGE, int(fields[5]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0, 0
+
+
+def _in_other_pidns(pid: int) -> bool:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") != _OWN_PIDNS
+    except OSError:
+        return False
+
+
+class TreeWatch:
+    """Samples the descendants of `root_pid` (not itself: the sandbox is below it)."""
+
+    def __init__(self, root_pid: int, *, tmp_size: int | None = None) -> None:
+        self.root_pid = root_pid
+        self.tmp_size = tmp_size  # the size of the sandbox's /tmp tmpfs (None: not sampled)
+        self.usage = Usage()
+        self.tasks = 0
+        self.resident = 0
+        self.inits: list[int] = []  # the init of each pid namespace started below root_pid
+
+    def sample(self) -> Usage:
+        table: dict[int, tuple[int, int, int]] = {}
+        with contextlib.suppress(OSError):
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    stat = _read_stat(entry)
+                    if stat is not None:
+                        table[int(entry)] = stat
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _, _) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        tasks = procs = vm_max = data_max = resident = 0
+        inside: int | None = None
+        stack = list(children.get(self.root_pid, ()))
+        self.inits = [pid for pid in stack if _in_other_pidns(pid)]
+        seen: set[int] = set()
+        while stack:
+            pid = stack.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            if inside is None and _in_other_pidns(pid):
+                inside = pid
+            _, threads, vsize = table[pid]
+            rss, data = _memory(pid)
+            tasks += threads
+            procs += 1
+            vm_max = max(vm_max, vsize)
+            data_max = max(data_max, data)
+            resident += rss
+            stack.extend(children.get(pid, ()))
+        u = self.usage
+        u.samples += 1
+        self.tasks = tasks
+        self.resident = resident
+        u.peak_tasks = max(u.peak_tasks, tasks)
+        u.peak_processes = max(u.peak_processes, procs)
+        u.peak_vm = max(u.peak_vm, vm_max)
+        u.peak_data = max(u.peak_data, data_max)
+        u.peak_resident = max(u.peak_resident, resident)
+        if inside is not None and self.tmp_size:
+            # A process inside sees the sandbox's own /tmp through its root; until bubblewrap has
+            # switched roots it sees the host's, so only a filesystem of the cap's size counts.
+            with contextlib.suppress(OSError):
+                st = os.statvfs(f"/proc/{inside}/root/tmp")
+                if abs(st.f_blocks * st.f_frsize - self.tmp_size) <= _PAGE:
+                    u.peak_tmp = max(u.peak_tmp, (st.f_blocks - st.f_bfree) * st.f_frsize)
+        return u

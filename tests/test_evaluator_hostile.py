@@ -1,5 +1,6 @@
 """Hostile submissions are contained: each ends within the evaluator's limits with a precise
-diagnostic, and nothing outside its temp dir changes."""
+diagnostic, nothing outside its temp dir changes, and nothing of the host outside the sandbox's
+allow-list can be read into `dist/`."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from evaluator.checks import CHECK_COUNT
 from evaluator.evaluate import evaluate
 from records.layout import REPO_ROOT
 from records.rubric import MAX_AUTOMATED
+from sandbox import Limits, MiB
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 SNOOP = r"""
 const fs = require('fs');
@@ -103,6 +105,101 @@ def test_gigabytes_of_output_are_capped(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "logs" / "build.log").stat().st_size < 5 * 1024 * 1024
     gate = next(g for g in result.gates if g.id == "install-build")
     assert gate.failed and "output cap" in gate.reason
+
+
+EXFILTRATE = r"""
+const fs = require('fs');
+const seen = [];
+for (const t of TARGETS) {
+  try { seen.push('READ ' + t + ' ' + fs.readFileSync(t, 'utf8')); }
+  catch (e) { seen.push('DENIED ' + t + ' ' + e.code); }
+}
+for (const d of ['/', '/etc', '/tmp', '..', '/work', '/root', '/home']) {
+  try { seen.push('LIST ' + d + ' ' + fs.readdirSync(d).join(',')); }
+  catch (e) { seen.push('NOLIST ' + d + ' ' + e.code); }
+}
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync('dist/index.html',
+  '<!doctype html><html lang="en"><title>x</title><pre>' + seen.join('\n') + '</pre></html>');
+"""
+
+
+def test_build_cannot_copy_host_files_into_dist(tmp_path: Path) -> None:
+    """A build that succeeds after trying to read a planted host file, the repository, /etc and
+    the original submission into `dist/` (which would reach screenshots and the site)."""
+    planted = tmp_path / "planted-secret.txt"
+    planted.write_text("TOPSECRET-PLANTED\n")
+    app = tmp_path / "app"
+    targets = [
+        str(planted),
+        str(REPO_ROOT / "pyproject.toml"),
+        str(app / "package.json"),
+        "/etc/passwd",
+        "/etc/shadow",
+        "/etc/hostname",
+        "/root/.profile",
+    ]
+    script = EXFILTRATE.replace("TARGETS", repr(targets))
+    make_app(
+        app,
+        "node exfiltrate.js && (find / -path /proc -prune -o -name 'planted*' -print"
+        " 2>/dev/null | sed 's/^/FOUND /' >> dist/index.html; true)",
+        {"exfiltrate.js": script},
+    )
+    workspace = build.make_workspace("siteos-hostile-")
+    try:
+        build.copy_app(app, workspace)
+        for step in ("install", "build"):
+            result = build.run_step(workspace, step)
+            assert result.ok, result.describe() + result.stderr
+        dist = (workspace.dist / "index.html").read_text()
+    finally:
+        import shutil
+
+        shutil.rmtree(workspace.root, ignore_errors=True)
+    assert "TOPSECRET" not in dist and "FOUND" not in dist
+    assert "READ " not in dist, dist
+    for target in targets:
+        assert f"DENIED {target} ENOENT" in dist, dist
+    assert "LIST / bin,dev,etc,lib,lib64,opt,proc,sbin,tmp,usr" in dist
+    assert "LIST /etc alternatives,ld.so.cache" in dist
+    listing = next(line for line in dist.splitlines() if line.startswith("LIST .. "))
+    assert set(listing[8:].split(",")) <= {"app", "npm-cache", "node-compile-cache", "home"}
+    for missing in ("/work", "/root", "/home"):
+        assert f"NOLIST {missing} ENOENT" in dist
+
+
+HOSTILE_LIMITS = Limits(
+    nproc=64, memory=384 * MiB, resident_total=1024 * MiB, file_size=16 * MiB, open_files=1024
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("f() { f | f & }; f; sleep 100", "exceeded the process limit (64 processes and threads"),
+        ("head -c 40M /dev/zero > dist.bin", "exceeded the file-size limit (16 MiB)"),
+        (
+            "node -e 'Buffer.alloc(2 ** 30, 1)'",
+            "ran out of memory: the limit is 384 MiB of data per process",
+        ),
+    ],
+    ids=["fork-bomb", "huge-file", "memory"],
+)
+def test_build_past_a_resource_limit_fails_with_that_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, reason: str
+) -> None:
+    monkeypatch.setattr(build, "LIMITS", HOSTILE_LIMITS)
+    app = make_app(tmp_path / "app", command)
+    start = time.monotonic()
+    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    assert time.monotonic() - start < 90
+    step = next(s for s in result.steps if s.name == "build")
+    assert not step.ok and reason in step.summary, step.summary
+    gate = next(g for g in result.gates if g.id == "install-build")
+    assert gate.failed and reason in gate.reason
+    log = (tmp_path / "out" / "logs" / "build.log").read_text()
+    assert reason in log and "# limit hit: " in log
 
 
 NEVER_SETTLES = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head>

@@ -57,8 +57,8 @@ def human_bytes(n: int) -> str:
 class Limits:
     """Resource limits of one sandbox (None: that limit is not set). Defaults are sized from
     measurements of the starter's `npm ci`, `npm run check` and `npm run build` (see
-    evaluator/README.md): 33 tasks, 1.2 GiB of data in the largest process, 1.4 GiB resident in
-    total, files up to 24 MiB, fewer than 256 open files."""
+    evaluator/README.md): 33 tasks, 1.2 GiB of data in the largest process, 230 MiB resident in
+    total, files up to 24 MiB, fewer than 256 open files, 2.5 MiB of /tmp."""
 
     nproc: int | None = 512
     memory: int | None = 4 * GiB

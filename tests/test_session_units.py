@@ -192,14 +192,10 @@ def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
     assert "DNS-FAILED" in output
     assert not Path("/usr/siteos-escape.txt").exists() and not Path("/siteos-escape.txt").exists()
     assert lines["WRITE-TOP-DENIED"].startswith("WRITE-TOP-DENIED")
-    listing = next(c for c in commands if c["command"].startswith("ls -la ../ /root"))
-    assert listing["exit_code"] != 0 and "/root': No such file or directory" in listing["output"]
-    assert "workspace" in listing["output"] and "work\n" not in listing["output"]
-    tools = [
-        (e["part"]["tool"], e["part"]["state"]["status"])
-        for e in map(json.loads, paths.events.read_text().splitlines())
-        if e["type"] == "tool_use"
-    ]
+    listing = next(c for c in commands if c.command.startswith("ls -la ../ /root"))
+    assert listing.exit_code != 0 and "/root': No such file or directory" in listing.output
+    assert "workspace" in listing.output and "work\n" not in listing.output
+    tools = [(t.tool, t.status) for t in read_record(paths.trace, AgentTrace).tool_calls]
     assert ("read", "error") in tools  # /root/.bashrc: external_directory denied by OpenCode
     assert ("invalid", "completed") in tools  # webfetch is not offered at all
     assert "/root/.bashrc" in paths.events.read_text()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator
 
-from evaluator.checks.base import CheckContext, CheckStopped, names, wait_until
+from evaluator.checks.base import VENUE_LINKS_JS, CheckContext, CheckStopped, names, wait_until
 from evaluator.data import TYPE_LABELS
 
 
@@ -86,6 +86,66 @@ def set_guests(controls: Controls, value: str) -> None:
     """Type a value and commit it (the field's change event fires on blur)."""
     controls.guests.fill(value)
     controls.guests.blur()
+
+
+# Polls (in the page) until the visible card names equal `want` or `maxMs` pass; then returns
+# them with the texts of the polite live regions. `before` runs first (e.g. a click).
+_POLL_RESULTS = (
+    "const links = ("
+    + VENUE_LINKS_JS
+    + """);
+  const counts = () => [...document.querySelectorAll('[role=status],[aria-live=polite]')]
+    .map(e => (e.textContent || '').replace(/\\s+/g, ' ').trim());
+  const same = (a) => a.length === want.length && a.every((n, i) => n === want[i]);
+  const t0 = performance.now();
+  let names = links().map(l => l.name);
+  while (!same(names) && performance.now() - t0 < maxMs) {
+    await new Promise(r => setTimeout(r, 25));
+    names = links().map(l => l.name);
+  }
+  return { names, counts: counts() };"""
+)
+WAIT_RESULTS_JS = "async ([want, maxMs]) => {" + _POLL_RESULTS + "}"
+# A click, or a committed value (what a selection or typing then leaving the field does: the
+# value set, `input` and `change` fired), then the poll above.
+ACT_THEN_WAIT_JS = (
+    """async (el, [action, value, want, maxMs]) => {
+  if (action === 'click') {
+    el.click();
+  } else {
+    const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype
+      : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  await new Promise(r => setTimeout(r, 0));
+"""
+    + _POLL_RESULTS
+    + "}"
+)
+
+
+def wait_for_results(
+    ctx: CheckContext, expected: list[str], timeout_ms: int = 3000
+) -> tuple[list[str], list[str]]:
+    """Wait (in the page, one round trip) until the visible card names equal `expected`;
+    returns the names last seen and the texts of the polite live regions then."""
+    got: dict[str, list[str]] = ctx.page.evaluate(WAIT_RESULTS_JS, [expected, timeout_ms])
+    return got["names"], got["counts"]
+
+
+def act_then_results(
+    control: Locator, value: str | None, expected: list[str], timeout_ms: int = 3000
+) -> tuple[list[str], list[str]]:
+    """Click `control` (value None: its activation behaviour and events) or commit `value` to it
+    (set, `input`, `change`) and wait for the results, all in one round trip: the sweeps' fast
+    path, after the same control was first operated through Playwright's real input."""
+    action = "click" if value is None else "commit"
+    got: dict[str, list[str]] = control.evaluate(
+        ACT_THEN_WAIT_JS, [action, value, expected, timeout_ms]
+    )
+    return got["names"], got["counts"]
 
 
 def wait_for_names(ctx: CheckContext, expected: list[str], timeout_ms: int = 3000) -> list[str]:

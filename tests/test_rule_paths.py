@@ -9,10 +9,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rule_paths import FINDERS, METHODOLOGY, table, unexercised
+from rule_paths import FINDERS, METHODOLOGY, Evidence, table, unexercised
+from scoring_support import make_round, make_unit, result, session
 
+from harness.replacement import create_replacement
 from records.inputs import load_cohort, load_round
 from records.layout import REPO_ROOT
+from scoring.codes import load_codes
+from scoring.packets import build_round_packets
+from scoring.pipeline import score_context
 
 
 def test_every_demo_row_has_a_finder_and_names_a_demo_candidate() -> None:
@@ -44,3 +49,59 @@ def test_an_empty_round_exercises_nothing(tmp_path: Path) -> None:
     problems = unexercised("demo", tmp_path)
     assert len(problems) == len(table("demo"))
     assert all("is not exercised by" in p and METHODOLOGY.name in p for p in problems)
+
+
+def test_finders_find_their_paths_in_scored_evidence(tmp_path: Path) -> None:
+    """The finders against a round scored by the real stages (a cheap stand-in for the demo)."""
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    make_unit(ctx, "progress-liar", evaluation=result(), commands=[])  # claims unrun commands
+    make_unit(
+        ctx,
+        "wide-footer",
+        evaluation=result(failed=("no-overflow",), gates=("horizontal-overflow",)),
+    )
+    make_unit(ctx, "step-burner", session("step-burner", stop_status="step_ceiling"), result())
+    make_unit(
+        ctx,
+        "auth-lost",
+        session("auth-lost", failure_class="harness", validity="invalid", stop_status="completed"),
+    )
+    make_unit(ctx, "provider-outage", session("provider-outage", failure_class="provider_outage"))
+    create_replacement("test", "provider-outage-r1", "outage", evidence_dir=tmp_path)
+    make_unit(
+        ctx,
+        "provider-outage",
+        session(
+            "provider-outage",
+            unit="provider-outage-r1-x1",
+            replacement_of="provider-outage-r1",
+            failure_class="provider_outage",
+        ),
+    )
+    build_round_packets(ctx)
+    codes = load_codes(ctx.paths)
+    assert codes is not None
+    scored = [codes.code_of(u) for u in ("strong-builder-r1", "progress-liar-r1",
+                                          "wide-footer-r1", "step-burner-r1")]  # fmt: skip
+    ctx.paths.reviews_dir.mkdir()
+    for reviewer, strong in (("a", 18), ("b", 12), ("c", 15)):  # a gap of 6: a third review
+        rows = [f"{scored[0]},{strong},8,"] + (
+            [f"{c},14,7," for c in scored[1:]] if reviewer != "c" else []
+        )
+        (ctx.paths.reviews_dir / f"{reviewer}.csv").write_text(
+            "code,visual,code_quality,notes\n" + "\n".join(rows) + "\n"
+        )
+    score_context(ctx)
+    found = {path: finder(Evidence.load("test", tmp_path)) for path, finder in FINDERS.items()}
+    assert found["scored-and-ranked"] == {"strong-builder", "progress-liar", "step-burner"}
+    assert found["step-ceiling"] == {"step-burner"}
+    assert found["gate-horizontal-overflow"] == found["cap-lowers-total"] == {"wide-footer"}
+    assert found["false-progress-claim"] == {"progress-liar"}
+    assert found["harness-failure"] == {"auth-lost"}
+    assert found["provider-outage"] == found["documented-replacement"] == {"provider-outage"}
+    assert found["review-third-reviewer"] == {"strong-builder"}
+    assert found["review-average-of-two"] == {"progress-liar", "wide-footer", "step-burner"}
+    assert "strong-builder" in found["final-standing"]
+    for path in ("budget-ceiling", "gate-install-build", "invalid-identity", "catalogue-no-tools"):
+        assert found[path] == set(), path

@@ -67,6 +67,7 @@ def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
     assert [(m.text, m.source) for m in trace.messages] == [
         ("All done: wrote hello.txt and probe.txt.", "events.jsonl:8")]  # fmt: skip
     assert trace.edits == ["/worktree/hello.txt"]
+    assert all(e.timestamp for e in [*trace.tool_calls, *trace.messages, *trace.commands])
     assert trace.agent.name == "opencode" and "OpenCode" in trace.identity.names
 
 

@@ -184,6 +184,8 @@ def _cut(value: Any) -> Any:
 def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
     kind = event.get("type")
     part = _dict(event.get("part"))
+    stamp = event.get("timestamp")
+    ts = stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None
     if kind == "step_start":
         trace.steps += 1
     elif kind == "step_finish":
@@ -192,7 +194,9 @@ def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
         trace.errors.append(json.dumps(event.get("error", event))[:2000])
     elif kind in ("text", "reasoning") and isinstance(part.get("text"), str):
         text, cut = truncate(part["text"])
-        trace.messages.append(Message(kind=kind, text=text, truncated=cut, source=source))
+        trace.messages.append(
+            Message(kind=kind, text=text, truncated=cut, timestamp=ts, source=source)
+        )
     elif kind == "tool_use":
         tool = str(part.get("tool", ""))
         state = _dict(part.get("state"))
@@ -200,16 +204,19 @@ def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
         status = str(state.get("status", ""))
         call_id = str(part.get("callID", ""))
         trace.tool_calls.append(
-            ToolCall(tool=tool, status=status, input=_cut(inputs), call_id=call_id, source=source)
-        )
+            ToolCall(
+                tool=tool, status=status, input=_cut(inputs), call_id=call_id, timestamp=ts,
+                source=source,
+            )
+        )  # fmt: skip
         if tool == "bash":
-            trace.commands.append(_command(call_id, state, inputs, event.get("timestamp"), source))
+            trace.commands.append(_command(call_id, state, inputs, ts, source))
         elif tool in EDIT_TOOLS and status == "completed":
             trace.edits.append(str(inputs.get("filePath") or inputs.get("path") or tool))
 
 
 def _command(
-    call_id: str, state: dict[str, Any], inputs: dict[str, Any], ts: Any, source: str
+    call_id: str, state: dict[str, Any], inputs: dict[str, Any], ts: int | None, source: str
 ) -> CommandRun:
     metadata = _dict(state.get("metadata"))
     raw = metadata.get("output", state.get("output", state.get("error", "")))
@@ -224,6 +231,6 @@ def _command(
         status=str(state.get("status", "")),
         output=output,
         output_truncated=cut or bool(metadata.get("truncated")),
-        timestamp=ts if isinstance(ts, int) else None,
+        timestamp=ts,
         source=source,
     )

@@ -36,6 +36,7 @@ class Message(Record):
     kind: Literal["text", "reasoning"] = "text"
     text: str
     truncated: bool = False
+    timestamp: int | None = Field(default=None, description="ms since the epoch, if reported")
     source: str = Field(description="native event line, e.g. 'events.jsonl:7'")
 
 
@@ -44,6 +45,7 @@ class ToolCall(Record):
     status: str = Field(description="'completed' when the tool ran")
     input: dict[str, Any] = Field(default_factory=dict, description="long strings cut")
     call_id: str = ""
+    timestamp: int | None = None
     source: str
 
 

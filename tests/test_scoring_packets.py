@@ -268,3 +268,21 @@ def test_a_mask_never_frees_a_name() -> None:
     assert cleaned == "spent [amount][redacted]; [redacted] did it"
     assert sorted(f for _, f in found) == ["Claude", "Northwind Builder 1"]
     assert not leak_scan_text(cleaned)
+
+
+@pytest.mark.parametrize("cohort_file", ["models.json", "demo-cohort.json"])
+def test_the_projects_own_packet_text_names_no_candidate(cohort_file: str) -> None:
+    """The reviewer page, bundle page and README are harness text: a hit there would fail the
+    stage for every packet of a round (e.g. a CSS class `meta` with the real cohort's Meta)."""
+    from scoring.anonymise import find_identities
+    from scoring.packets import README, rubric_text
+    from scoring.review_page import render_bundle_page, render_page
+
+    pattern = identity_pattern(identity_strings(load_cohort(BENCHMARK_DIR / cohort_file)))
+    readme = README.format(code="C-AAAA", header="h", rubric=rubric_text(), missing="")
+    for text in (
+        render_page("C-AAAA", [], "video.webm", "", "", ["video"]),
+        render_bundle_page([("01-C-AAAA", "C-AAAA")]),
+        readme,
+    ):
+        assert [m.group(0) for m in find_identities(text, pattern)] == []

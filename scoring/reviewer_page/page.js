@@ -115,7 +115,7 @@
     var pre = el('pre', { className: 'code' });
     var lang = language(file.path);
     file.lines.forEach(function (line) {
-      var kind = /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename)/.test(line) ? 'meta'
+      var kind = /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename)/.test(line) ? 'head'
         : line.charAt(0) === '@' ? 'hunk' : line.charAt(0) === '+' ? 'add' : line.charAt(0) === '-' ? 'del' : 'ctx';
       if (kind === 'add') adds++;
       if (kind === 'del') dels++;

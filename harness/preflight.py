@@ -18,13 +18,13 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from harness.agents import Agent, default_agent
+from harness.agents import Agent, agent_for
 from harness.catalogue.check import check_candidate
 from harness.catalogue.live import catalogue_from_client
 from harness.gateway.client import OpenRouterClient
 from harness.invalidation import check_identity
-from harness.session.evidence import AGENT_STDERR, now_iso, remove_scratch, save_commands
-from harness.session.run import SessionFiles, run_session
+from harness.session.evidence import now_iso, remove_scratch, save_trace
+from harness.session.run import run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import final_diff, git_init
@@ -32,7 +32,7 @@ from harness.unit import scratch_root
 from records.evidence.round import CatalogueCheck, NotTestableClass, PreflightRecord, ProbeRecord
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import atomic_write_bytes, read_record, write_record
-from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.layout import EVIDENCE_DIR, ProbePaths, round_paths
 
 PROBE_WALL_CLOCK = 300.0
 PROBE_OUTAGE_SECONDS = 60.0
@@ -88,6 +88,7 @@ def run_probe(
     outage_seconds: float = PROBE_OUTAGE_SECONDS,
 ) -> ProbeRecord:
     """One isolated probe; its events, gateway log and commands go to `probe_dir`."""
+    files = ProbePaths(probe_dir)
     probe_dir.mkdir(parents=True, exist_ok=True)
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{candidate.key}-probe{n}-", dir=scratch_root()))
@@ -99,14 +100,13 @@ def run_probe(
         outcome = run_session(
             agent=agent, upstream=upstream, candidate=candidate, settings=settings,
             worktree=worktree, home=home, socket_dir=scratch / "gw",
-            files=SessionFiles(probe_dir / "events.jsonl", probe_dir / "gateway.jsonl",
-                               probe_dir / AGENT_STDERR),
+            files=files,
             title=f"{candidate.key}-probe-{n}", prompt=probe_prompt(n, text),
             isolated=isolated, wall_clock_seconds=wall_clock_seconds,
             outage_seconds=outage_seconds,
         )  # fmt: skip
-        atomic_write_bytes(probe_dir / "worktree.diff", final_diff(worktree, base))
-        save_commands(UnitPaths(probe_dir), outcome.trace)
+        atomic_write_bytes(files.diff, final_diff(worktree, base))
+        save_trace(files, outcome.trace)
         content = (worktree / PROBE_FILE).read_text(errors="replace")
         edited = text in content and any(e.endswith(PROBE_FILE) for e in outcome.trace.edits)
         ran = any(c.status == "completed" and c.exit_code == 0 for c in outcome.trace.commands)
@@ -143,7 +143,7 @@ def run_probe(
             cost_usd=gw.cost_usd if gw.cost_usd is not None else gw.cost_estimate_usd,
             detail="; ".join(detail),
         )  # fmt: skip
-        write_record(probe_dir / "probe.json", record)
+        write_record(files.record, record)
         return record
     finally:
         remove_scratch(scratch)
@@ -184,7 +184,7 @@ def run_preflight(
     target = paths.preflight(model_key)
     if target.exists():
         return read_record(target, PreflightRecord)
-    agent = agent or default_agent()
+    agent = agent or agent_for(settings.agent, f"round {round_id!r}")
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     started = now_iso()
     probes: list[ProbeRecord] = []

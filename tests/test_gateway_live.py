@@ -26,7 +26,10 @@ from harness.gateway.errors import (
 )
 from harness.gateway.proxy import RecordingProxy
 from harness.gateway.simulator import Simulator
+from harness.session.upstream import Upstream
+from harness.spend import key_check
 from records.evidence.gateway import ExchangeRecord, read_exchanges, summarize
+from records.inputs import load_cohort, load_round
 
 KEY = "sk-or-v1-live-behaviour-test"
 BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
@@ -211,3 +214,20 @@ def test_the_402_reservation_and_the_key(tmp_path: Path) -> None:
             after = client.key_info()
         assert after.usage is not None and after.usage > 0
         assert after.limit_remaining == pytest.approx(1.0 - after.usage)
+
+
+@pytest.mark.parametrize(("limit", "verdict"), [(None, "ok"), (10_000.0, "ok"), (20.0, "refused")])
+def test_the_key_check_against_the_rounds_maximum_spend(limit: float | None, verdict: str) -> None:
+    settings = load_round("demo")
+    cohort = load_cohort(settings.cohort_path)
+    with loopback_only(), Simulator.from_cohort(settings.cohort_path, key_limit_usd=limit) as s:
+        check = key_check(settings, cohort, Upstream("simulator", s.base_url, "sk-x"))
+        assert s.requests == []
+    plan = check.max_spend
+    routes, budget = len(cohort.candidates), settings.ceilings.budget_usd
+    assert plan.probes_usd == routes * settings.probes * budget
+    assert plan.units_usd == routes * settings.repetitions * budget
+    assert plan.reservation_usd > 0 and plan.total_usd == pytest.approx(
+        plan.probes_usd + plan.units_usd + plan.reservation_usd
+    )
+    assert (check.verdict, check.limit_usd) == (verdict, limit)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from records.layout import REPO_ROOT, round_paths
+from records.rubric import ADVANCE_MARGIN, ADVANCE_TOP
 
 METHODOLOGY = REPO_ROOT / "site" / "docs" / "methodology.md"
 ROW = re.compile(r"^\|\s*`(?P<id>[a-z0-9-]+)`\s*\|(?P<rest>.*)\|\s*$")
@@ -208,6 +209,15 @@ FINDERS: dict[str, Finder] = {
     ),
     "review-average-of-two": _aggregated(2),
     "review-third-reviewer": _aggregated(3),
+    "within-three-of-fifth": lambda ev: _keys(
+        [
+            r
+            for r in ev.rows(status="ranked")
+            if r["rank"] > ADVANCE_TOP
+            and r["advancement"]["advanced"]
+            and 0 < r["advancement"]["behind_fifth"] <= ADVANCE_MARGIN
+        ]
+    ),
     "final-standing": _final,
 }
 

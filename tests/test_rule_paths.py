@@ -31,7 +31,7 @@ def test_every_demo_row_has_a_finder_and_names_a_demo_candidate() -> None:
 
 def test_every_tests_row_names_a_test_that_exists() -> None:
     rows = table("tests")
-    assert {"time-ceiling", "time-band-20-30", "within-three-of-fifth"} <= {r.id for r in rows}
+    assert {"time-ceiling", "time-band-20-30", "provisional-standing"} <= {r.id for r in rows}
     for row in rows:
         files = [n for n in row.names if n.startswith("tests/")]
         tests = [n for n in row.names if n.startswith("test_")]
@@ -103,5 +103,33 @@ def test_finders_find_their_paths_in_scored_evidence(tmp_path: Path) -> None:
     assert found["review-third-reviewer"] == {"strong-builder"}
     assert found["review-average-of-two"] == {"progress-liar", "wide-footer", "step-burner"}
     assert "strong-builder" in found["final-standing"]
-    for path in ("budget-ceiling", "gate-install-build", "invalid-identity", "catalogue-no-tools"):
+    for path in ("budget-ceiling", "gate-install-build", "invalid-identity", "catalogue-no-tools",
+                 "within-three-of-fifth"):  # fmt: skip
         assert found[path] == set(), path
+
+
+def test_within_three_of_fifth_finder(tmp_path: Path) -> None:
+    ctx = make_round(tmp_path)
+    keys = ["strong-builder", "signer", "progress-liar", "step-burner", "ellipsis-builder"]
+    keys.append("one-pass")
+    for key in keys:
+        make_unit(ctx, key, evaluation=result())
+    build_round_packets(ctx)
+    codes = load_codes(ctx.paths)
+    assert codes is not None
+    ctx.paths.reviews_dir.mkdir()
+    rows = [f"{codes.code_of(f'{k}-r1')},{20 - 2 * i},5," for i, k in enumerate(keys)]
+    for reviewer in ("a", "b"):
+        (ctx.paths.reviews_dir / f"{reviewer}.csv").write_text(
+            "code,visual,code_quality,notes\n" + "\n".join(rows) + "\n"
+        )
+    board = score_context(ctx)
+    assert board.standing == "final" and board.fifth_total == 87
+    assert FINDERS["within-three-of-fifth"](Evidence.load("test", tmp_path)) == {"one-pass"}
+    rows[-1] = f"{codes.code_of('one-pass-r1')},6,5,"  # 4 behind fifth: it no longer advances
+    for reviewer in ("a", "b"):
+        (ctx.paths.reviews_dir / f"{reviewer}.csv").write_text(
+            "code,visual,code_quality,notes\n" + "\n".join(rows) + "\n"
+        )
+    score_context(ctx)
+    assert FINDERS["within-three-of-fifth"](Evidence.load("test", tmp_path)) == set()

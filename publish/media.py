@@ -73,6 +73,7 @@ class MediaStore:
     cache: Path = field(default_factory=lambda: BUILD_DIR / ".media-cache")
     folder: str = "media"
     _done: dict[tuple[str, str], str] = field(default_factory=dict)
+    _outputs: dict[str, str] = field(default_factory=dict)  # output digest -> docs path
 
     def _make(
         self, source: Path, kind: str, suffix: str, convert: Callable[[Path, Path], None]
@@ -87,9 +88,11 @@ class MediaStore:
             partial = cached.with_name(f".{name}.part{suffix}")
             convert(source, partial)
             partial.replace(cached)
-        rel = f"{self.folder}/{kind}/{name}"
-        (self.docs / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cached, self.docs / rel)
+        output = digest(cached)  # two sources can convert to the same bytes: publish them once
+        rel = self._outputs.setdefault(output, f"{self.folder}/{kind}/{name}")
+        if not (self.docs / rel).is_file():
+            (self.docs / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cached, self.docs / rel)
         self._done[(key, kind)] = rel
         return rel
 

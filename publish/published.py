@@ -59,6 +59,7 @@ class Published:
     transcripts: dict[str, str] = field(default_factory=dict)  # unit -> docs-relative page
     unsealed: bool = False  # review sheets may be published (codes are no longer sealed)
     _done: dict[str, str | None] = field(default_factory=dict)
+    _anchors: dict[str, set[str]] = field(default_factory=dict)  # viewer -> ids it has
 
     def viewer(self, rel: str) -> str | None:
         """Docs-relative path of the viewer of `rel` (relative to the evidence folder), or None
@@ -100,10 +101,9 @@ class Published:
         view_rel = f"evidence/{rel}.html"
         text = source.read_text(encoding="utf-8", errors="replace")
         (self.docs / view_rel).parent.mkdir(parents=True, exist_ok=True)
-        (self.docs / view_rel).write_text(
-            viewer_html(rel, text, size, Path(raw_rel).name if raw_copied else None, view_rel),
-            encoding="utf-8",
-        )
+        html = viewer_html(rel, text, size, Path(raw_rel).name if raw_copied else None, view_rel)
+        (self.docs / view_rel).write_text(html, encoding="utf-8")
+        self._anchors[view_rel] = set(re.findall(r' id="([^"]+)"', html))
         return view_rel
 
     def href(self, source: str, page_dir: str) -> str | None:
@@ -120,8 +120,10 @@ class Published:
         view = self.round_file(path)
         if view is None:
             return None
-        anchor = f"#L{line}" if line else (f"#{fragment_anchor(frag)}" if frag else "")
-        return _rel(view, page_dir) + anchor
+        anchor = f"L{line}" if line else (fragment_anchor(frag) if frag else "")
+        if anchor not in self._anchors.get(view, set()):
+            anchor = ""  # a field the file does not have: link the file itself
+        return _rel(view, page_dir) + (f"#{anchor}" if anchor else "")
 
     def evidence_link(self, rel: str, page_dir: str = "") -> Markup:
         """A file relative to the evidence folder (e.g. a control's result.json) as a link."""

@@ -49,10 +49,13 @@ def smoke_round(evidence: Path) -> str:
     return "demo-smoke"
 
 
-def review_first_packet(round_id: str, evidence: Path) -> str:
-    """A reviewer sheet for the first blind packet, then the scoring stage again."""
+def review_first_packet(round_id: str, evidence: Path) -> str | None:
+    """A reviewer sheet for the first blind packet (if any unit got one), then the scoring
+    stage again."""
     paths = round_paths(round_id, evidence)
     index = read_record(paths.packets_dir / "index.json", PacketIndex)
+    if not index.codes:
+        return None
     code = index.codes[0]
     paths.reviews_dir.mkdir(parents=True, exist_ok=True)
     for reviewer, visual, quality in (("rev-a", 14, 7), ("rev-b", 15, 6)):
@@ -71,8 +74,9 @@ def real_evidence(base: Path) -> tuple[str, Path]:
     given = os.environ.get("SITEOS_SITE_EVIDENCE")
     if given:
         source = Path(given)
-        if not (source / "demo" / "leaderboard.json").is_file():
-            raise AssertionError(f"SITEOS_SITE_EVIDENCE={given}: no demo/leaderboard.json")
+        for needed in ("demo/leaderboard.json", "controls.json"):
+            if not (source / needed).is_file():
+                raise AssertionError(f"SITEOS_SITE_EVIDENCE={given}: no {needed}")
         shutil.copytree(source / "demo", evidence / "demo", ignore=_ignored)
         for extra in ("controls.json", "controls"):
             if (source / extra).is_dir():

@@ -4,16 +4,18 @@ Identity strings come from the cohort file, for every candidate (not only the pa
 company (and its parts, e.g. "Alibaba (Qwen)" → "Alibaba", "Qwen"; "Mistral AI" → "Mistral"),
 display name and its family word (first word, and its leading letters: "GPT-5.1" → "GPT"; not
 common words such as "Step"), route and canonical slug with their author/model parts; plus the
-gateway/agent names (OpenCode, OpenRouter), any provider or model names the sessions observed, and
-the candidates' usual self-references and vendors (`SELF_REFERENCES`: "Claude", "GPT", "as an AI").
+gateway's names (OpenRouter), any provider or model names the sessions observed, the names each
+unit's agent adapter gives for itself (its trace's `identity`, e.g. "OpenCode"), and the
+candidates' usual self-references and vendors (`SELF_REFERENCES`: "Claude", "GPT", "as an AI").
 
 Matching is case-insensitive on whole words: a match may not touch a letter or digit on either
 side (so "grok" does not match inside base64 blobs, but "Grok-4" does). Technical idioms that
 contain an identity word without naming anyone are exempt when the match is exactly that word:
 "meta" (company "Meta") after `<`, `.`, `-` or `_` or before `-`/`_`: the HTML `<meta>` tag,
 `import.meta`, class names such as `venue-card__meta` (but "meta-llama" is still caught).
-Matches are replaced by `[redacted]`; OpenCode ids (`ses_…`, `msg_…`, `prt_…`) too. `redact`
-also says what it replaced on which line (the packet's private log).
+Matches are replaced by `[redacted]`; so are the agent's native ids (the adapter's `identity.ids`,
+OpenCode's `ses_…`, `msg_…`), and a diff loses the sections of the agent's own files
+(`identity.files`). `redact` also says what it replaced on which line (the packet's private log).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 from records.inputs import Cohort
 
 REDACTED = "[redacted]"
-AGENT_STRINGS = ("OpenCode", "open-code", "OpenRouter", "open-router")
+GATEWAY_STRINGS = ("OpenRouter", "open-router")
 SELF_REFERENCES = (
     "as an AI", "AI assistant", "language model", "Claude", "Anthropic", "GPT", "ChatGPT",
     "OpenAI", "Gemini", "DeepMind", "Google DeepMind", "Llama", "Meta AI", "Mistral", "Mixtral",
@@ -55,7 +57,6 @@ COMMON_WORDS = frozenset(
     }
 )
 EXEMPT = re.compile(r"(?i)(?<=[<._-])meta\b|\bmeta(?=[_-])")
-OPENCODE_IDS = re.compile(r"\b(?:ses|msg|prt|call)_[A-Za-z0-9]{8,}\b")
 MONEY = re.compile(r"(?:US)?\$\s?\d[\d,]*(?:\.\d+)?|\b\d+(?:\.\d+)?\s?(?:USD|dollars?)\b", re.I)
 TEXT_SUFFIXES = frozenset({".md", ".diff", ".csv", ".json", ".txt", ".patch", ".html", ".svg"})
 
@@ -73,7 +74,7 @@ def _variants(value: str) -> set[str]:
 
 def identity_strings(cohort: Cohort, extra: Iterable[str] = ()) -> list[str]:
     """All identity strings, longest first, deduplicated case-insensitively."""
-    found: set[str] = set(AGENT_STRINGS) | set(SELF_REFERENCES)
+    found: set[str] = set(GATEWAY_STRINGS) | set(SELF_REFERENCES)
     for c in cohort.candidates:
         found |= _variants(c.key) | _variants(c.company) | {c.display_name}
         family = c.display_name.split()[0]  # "Claude", "GPT-5.1", "Qwen3.7-Max"
@@ -90,8 +91,10 @@ def identity_strings(cohort: Cohort, extra: Iterable[str] = ()) -> list[str]:
     return list(unique.values())
 
 
-def identity_pattern(identities: Iterable[str]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(s) for s in sorted(identities, key=lambda s: (-len(s), s)))
+def identity_pattern(identities: Iterable[str], ids: Iterable[str] = ()) -> re.Pattern[str]:
+    """Whole-word matches of `identities`, plus the regexes `ids` (an agent's native id formats)."""
+    escaped = [re.escape(s) for s in sorted(identities, key=lambda s: (-len(s), s))]
+    alternatives = "|".join([*escaped, *(f"(?:{i})" for i in ids)])
     return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])", re.I)
 
 
@@ -112,9 +115,9 @@ def find_identities(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
 def redact(
     text: str, pattern: re.Pattern[str], money: bool = False
 ) -> tuple[str, list[tuple[int, str]]]:
-    """Replace identity strings and OpenCode ids by `[redacted]` (dollar amounts by `[amount]`
+    """Replace identity strings and agent ids by `[redacted]` (dollar amounts by `[amount]`
     when `money`); returns the text and (line, what was replaced) for each identity and id."""
-    matches = [*find_identities(text, pattern), *OPENCODE_IDS.finditer(text)]
+    matches = find_identities(text, pattern)
     kept: list[re.Match[str]] = []
     for m in sorted(matches, key=lambda m: (m.start(), -m.end())):
         if not kept or m.start() >= kept[-1].end():
@@ -130,33 +133,34 @@ def redact(
     if money:
         out = MONEY.sub("[amount]", out)
     found = [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in kept]
-    if money and (find_identities(out, pattern) or OPENCODE_IDS.search(out)):
+    if money and find_identities(out, pattern):
         out, more = redact(out, pattern)  # a mask can free a name it touched ("$5Claude")
         found += more
     return out, found
 
 
 def scrub(text: str, pattern: re.Pattern[str], money: bool = False) -> tuple[str, int]:
-    """Replace identity strings (and OpenCode ids; dollar amounts when `money`) by `[redacted]`."""
+    """Replace identity strings (and agent ids; dollar amounts when `money`) by `[redacted]`."""
     out, found = redact(text, pattern, money)
     amounts = len(MONEY.findall(text)) if money else 0
     return out, len(found) + amounts
 
 
-AGENT_FILES = re.compile(r"(^|/)(\.opencode/|opencode\.jsonc?$)", re.I)
-
-
-def redact_diff(diff: str, pattern: re.Pattern[str]) -> tuple[str, list[tuple[int, str]]]:
-    """Scrub a git diff: drop the sections of OpenCode's own files (`.opencode/`,
-    `opencode.json`), scrub identities everywhere and dollar amounts in PROGRESS.md's section;
-    returns the text and (line in it, what was replaced)."""
+def redact_diff(
+    diff: str, pattern: re.Pattern[str], own_files: Iterable[str] = ()
+) -> tuple[str, list[tuple[int, str]]]:
+    """Scrub a git diff: drop the sections of the agent's own files (`own_files`: its adapter's
+    `identity.files` regexes, e.g. OpenCode's `.opencode/`), scrub identities everywhere and
+    dollar amounts in PROGRESS.md's section; returns the text and (line in it, what was
+    replaced)."""
+    agent_files = [re.compile(f, re.I) for f in own_files]
     kept: list[str] = []
     found: list[tuple[int, str]] = []
     offset = 0
     for section in re.split(r"(?m)^(?=diff --git )", diff):
         header = re.match(r"diff --git a/(\S+) b/(\S+)", section)
         paths = header.groups() if header else ()
-        if any(AGENT_FILES.search(p) for p in paths):
+        if any(f.search(p) for f in agent_files for p in paths):
             continue
         progress = any(p.rsplit("/", 1)[-1] == "PROGRESS.md" for p in paths)
         text, hits = redact(section, pattern, money=progress)
@@ -166,8 +170,8 @@ def redact_diff(diff: str, pattern: re.Pattern[str]) -> tuple[str, list[tuple[in
     return "".join(kept), found
 
 
-def anonymise_diff(diff: str, pattern: re.Pattern[str]) -> str:
-    return redact_diff(diff, pattern)[0]
+def anonymise_diff(diff: str, pattern: re.Pattern[str], own_files: Iterable[str] = ()) -> str:
+    return redact_diff(diff, pattern, own_files)[0]
 
 
 @dataclass(frozen=True)
@@ -217,5 +221,4 @@ def leak_scan(root: Path, pattern: re.Pattern[str]) -> list[Leak]:
         text = path.read_text(encoding="utf-8", errors="replace")
         for number, line in enumerate(text.splitlines(), start=1):
             leaks += [Leak(rel, number, m.group(0)) for m in find_identities(line, pattern)]
-            leaks += [Leak(rel, number, m.group(0)) for m in OPENCODE_IDS.finditer(line)]
     return leaks

@@ -138,7 +138,8 @@ def write_packet(
     diff: str | None = None
     if unit.paths.diff.is_file():
         raw = unit.paths.diff.read_text(encoding="utf-8", errors="replace")
-        diff, hits = redact_diff(raw, pattern)
+        own_files = unit.trace.identity.files if unit.trace is not None else []
+        diff, hits = redact_diff(raw, pattern, own_files)
         atomic_write_text(target / "changes.diff", diff)
         report.redactions += [Redaction(file="changes.diff", line=n, found=f, source="diff")
                               for n, f in hits]  # fmt: skip
@@ -200,8 +201,13 @@ def packet_identities(ctx: RoundContext, units: list[UnitEvidence]) -> list[str]
     return identity_strings(ctx.cohort, observed)
 
 
+def agent_ids(units: list[UnitEvidence]) -> list[str]:
+    """The native id formats (regexes) the units' agent adapters name in their traces."""
+    return sorted({i for u in units if u.trace is not None for i in u.trace.identity.ids})
+
+
 def packet_pattern(ctx: RoundContext, units: list[UnitEvidence]) -> re.Pattern[str]:
-    return identity_pattern(packet_identities(ctx, units))
+    return identity_pattern(packet_identities(ctx, units), agent_ids(units))
 
 
 def _flag_summary(entry: PacketReportEntry) -> str:
@@ -221,7 +227,7 @@ def build_round_packets(ctx: RoundContext) -> list[Path]:
     units = [u for u in every if u.reviewable]
     codes: CodesRecord = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units])
     identities = packet_identities(ctx, every)
-    pattern = identity_pattern(identities)
+    pattern = identity_pattern(identities, agent_ids(every))
     root = ctx.paths.packets_dir
     root.mkdir(parents=True, exist_ok=True)
     built: list[Path] = []

@@ -16,6 +16,7 @@ from records.evidence.agent import AgentInfo, AgentTrace
 from records.inputs import RoundSettings, load_round
 from records.io import RecordError, read_record, write_record
 from records.layout import REPO_ROOT
+from scoring.anonymise import anonymise_diff, identity_pattern
 from scoring.evidence import load_unit
 
 REFERENCE = REPO_ROOT.parent / "shared/reference/opencode-1.17.18/run-format-json-events.jsonl"
@@ -84,3 +85,16 @@ def test_retrace_refuses_an_agent_without_adapter(tmp_path: Path) -> None:
     paths.events.write_text("{}\n")
     assert agents_main(["retrace", "test", "--evidence", str(tmp_path)]) == 2
     assert not paths.trace.exists()
+
+
+def test_the_anonymiser_knows_an_agent_only_through_its_adapter() -> None:
+    identity = OpenCodeAgent.identity
+    diff = (
+        "diff --git a/.opencode/state.json b/.opencode/state.json\n+{}\n"
+        "diff --git a/src/a.ts b/src/a.ts\n+// OpenCode session ses_dd16cbb0cffeOqRJMA6omQr1PK\n"
+    )
+    bare = anonymise_diff(diff, identity_pattern(["Nobody"]))
+    assert ".opencode" in bare and "ses_" in bare and "OpenCode" in bare
+    told = anonymise_diff(diff, identity_pattern(identity.names, identity.ids), identity.files)
+    assert ".opencode" not in told and "ses_" not in told and "OpenCode" not in told
+    assert told.count("[redacted]") == 2

@@ -2,7 +2,7 @@
 
 A packet holds only: `index.html` (the reviewer page: screenshots, video, diff, PROGRESS.md,
 rubric and the scoring form), `README.md`, `review-sheet.csv` (template row), `screenshots/`,
-`video.webm`, `changes.diff` (the anonymised worktree diff without OpenCode's own files) and
+`video.webm`, `changes.diff` (the anonymised worktree diff without the agent's own files) and
 `PROGRESS.md` (anonymised, dollar amounts removed). Never identity, transcript, cost, timings or
 run order. `packets/index.json` lists codes sorted by code; `packets/review-sheet.csv` is a blank
 sheet.

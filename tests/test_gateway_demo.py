@@ -87,7 +87,10 @@ def test_cohort_matches_its_scripts() -> None:
         assert candidate.scripted_model is not None
         script = load_script(BENCHMARK_DIR / candidate.scripted_model)
         assert script.catalogue.id == candidate.route
-        assert script.catalogue.canonical_slug == candidate.expected_canonical_slug
+        if candidate.key == "slug-mismatch":  # its catalogue slug differs on purpose
+            assert script.catalogue.canonical_slug != candidate.expected_canonical_slug
+        else:
+            assert script.catalogue.canonical_slug == candidate.expected_canonical_slug
         if candidate.reasoning == "high":
             assert "reasoning" in script.catalogue.supported_parameters
 
@@ -102,7 +105,7 @@ def test_strong_builder(sim: Simulator, tmp_path: Path) -> None:
     reads = [a["filePath"] for n, a in calls(messages) if n == "read"]
     assert "/wt/src/App.tsx" in reads and "/wt/src/pages/VenuePage.tsx" not in reads
     assert summary.observed_models == [COHORT.by_key("strong-builder").expected_canonical_slug]
-    assert 0 < summary.cost_usd < SETTINGS.ceilings.budget_usd
+    assert summary.cost_usd is not None and 0 < summary.cost_usd < SETTINGS.ceilings.budget_usd
 
 
 def test_partial_builder_writes_only_the_filter_journey(sim: Simulator, tmp_path: Path) -> None:
@@ -133,7 +136,7 @@ def test_step_burner_is_refused_at_41(sim: Simulator, tmp_path: Path) -> None:
     messages, error, summary = run(sim, tmp_path, "step-burner", max_requests=60)
     assert isinstance(error, openai.BadRequestError) and "step ceiling of 40" in str(error)
     assert (summary.steps, summary.refused, summary.step_ceiling_hit) == (40, 1, True)
-    assert len(commands(messages)) == 40 and summary.cost_usd < 1
+    assert len(commands(messages)) == 40 and (summary.cost_usd or 0) < 1
 
 
 def test_big_spender_ends_within_the_budget(sim: Simulator, tmp_path: Path) -> None:

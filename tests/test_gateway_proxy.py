@@ -179,7 +179,9 @@ def test_hang_and_midstream_errors_are_classified(sim: Simulator, tmp_path: Path
     assert mid.error_message == "in-stream error (code 502): provider died"
 
 
-def test_budget_ceiling(sim: Simulator, tmp_path: Path) -> None:
+def test_budget_ceiling_without_prices(sim: Simulator, tmp_path: Path) -> None:
+    """Without catalogue prices only the cumulative check applies: the step that crosses the
+    budget runs in full (the hard budget with prices: tests/test_gateway_live.py)."""
     # each step: 100k prompt tokens at $2/M (70% cached at the same price) + completion: ~$0.21
     with proxy_for(sim, tmp_path, budget_usd=1.0) as proxy:
         _, error = drive(proxy.base_url, "lab/pricey-1", "go")
@@ -187,7 +189,7 @@ def test_budget_ceiling(sim: Simulator, tmp_path: Path) -> None:
     assert isinstance(error, openai.BadRequestError) and "budget ceiling of $1" in str(error)
     summary = summarize(tmp_path / "unit" / "gateway.jsonl")
     assert summary.budget_ceiling_hit and not summary.step_ceiling_hit
-    assert summary.cost_usd >= 1.0 and summary.cost_usd - 1.0 < 0.25
+    assert summary.cost_usd is not None and 1.0 <= summary.cost_usd < 1.25
     assert state.budget_ceiling_hit and summary.steps == len(sim.requests) == 5
 
 

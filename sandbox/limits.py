@@ -20,6 +20,10 @@ CAP_SYS_RESOURCE, so no process can raise them again.
   the sandbox's processes, sampled every 0.1 s (per-process limits alone would let 500 processes
   of 4 GiB each exhaust the machine).
 - `file_size` (RLIMIT_FSIZE): a write past it fails and the writer gets SIGXFSZ.
+- `writable_total` is enforced by the host: the disk space used under the writable binds (the
+  app copy lives on the host's disk, not in a capped tmpfs), measured every second, and at most
+  `MAX_WRITABLE_FILES` files there (so many 255 MiB files, or millions of empty ones, cannot
+  fill the machine's disk before the timeout).
 - `open_files` (RLIMIT_NOFILE); core dumps are always off (RLIMIT_CORE 0).
 
 `diagnose` names the limit a failed command most likely hit, from what the host saw (the samples
@@ -39,10 +43,11 @@ KiB = 1024
 MiB = 1024 * KiB
 GiB = 1024 * MiB
 
-LimitHit = Literal["timeout", "output", "nproc", "memory", "fsize", "nofile", "tmp"]
+LimitHit = Literal["timeout", "output", "nproc", "memory", "fsize", "nofile", "tmp", "disk"]
 
 PRLIMIT = "/usr/bin/prlimit"
 SIGXFSZ = 25
+MAX_WRITABLE_FILES = 1_000_000
 
 
 def human_bytes(n: int) -> str:
@@ -58,13 +63,15 @@ class Limits:
     """Resource limits of one sandbox (None: that limit is not set). Defaults are sized from
     measurements of the starter's `npm ci`, `npm run check` and `npm run build` (see
     evaluator/README.md): 33 tasks, 1.2 GiB of data in the largest process, 230 MiB resident in
-    total, files up to 24 MiB, fewer than 256 open files, 2.5 MiB of /tmp."""
+    total, files up to 24 MiB, fewer than 256 open files, 2.5 MiB of /tmp, 101 MiB in 1211 files
+    in the writable folders (app with node_modules and dist, npm cache)."""
 
     nproc: int | None = 512
     memory: int | None = 4 * GiB
     address_space: int | None = None
     resident_total: int | None = 8 * GiB
     file_size: int | None = 256 * MiB
+    writable_total: int | None = 4 * GiB
     open_files: int | None = 4096
 
     def init_argv(self) -> list[str]:
@@ -93,12 +100,14 @@ class Limits:
             parts.append(f"{human_bytes(self.resident_total)} resident in total")
         if self.file_size is not None:
             parts.append(f"{human_bytes(self.file_size)} per file")
+        if self.writable_total is not None:
+            parts.append(f"{human_bytes(self.writable_total)} in the writable folders")
         if self.open_files is not None:
             parts.append(f"{self.open_files} open files per process")
         return ", ".join(parts) or "none"
 
 
-NO_LIMITS = Limits(None, None, None, None, None, None)
+NO_LIMITS = Limits(None, None, None, None, None, None, None)
 
 
 @dataclass
@@ -112,13 +121,16 @@ class Usage:
     peak_data: int = 0  # the largest private writable memory of one process (RLIMIT_DATA)
     peak_resident: int = 0  # resident memory of all processes together, bytes
     peak_tmp: int = 0  # bytes used in the sandbox's /tmp tmpfs
+    peak_writable: int = 0  # disk space used under the writable binds, bytes
+    peak_writable_files: int = 0
 
     def describe(self) -> str:
         return (
             f"peak {self.peak_tasks} tasks in {self.peak_processes} processes, "
             f"{human_bytes(self.peak_data)} data in the largest process, "
             f"{human_bytes(self.peak_resident)} resident in total, "
-            f"{human_bytes(self.peak_tmp)} in /tmp ({self.samples} samples)"
+            f"{human_bytes(self.peak_tmp)} in /tmp, {human_bytes(self.peak_writable)} in "
+            f"{self.peak_writable_files} files in the writable folders ({self.samples} samples)"
         )
 
 
@@ -184,6 +196,7 @@ def diagnose(
         "nproc": lim.nproc is not None,
         "nofile": lim.open_files is not None,
         "tmp": bool(tmp_size),
+        "disk": lim.writable_total is not None,
     }
     for hit, pattern in _MARKERS.items():
         if enabled[hit] and pattern.search(output):
@@ -201,6 +214,8 @@ def diagnose(
         return "nproc"
     if tmp_size and usage.peak_tmp >= 0.98 * tmp_size:
         return "tmp"
+    if lim.writable_total is not None and usage.peak_writable >= 0.98 * lim.writable_total:
+        return "disk"
     return None
 
 
@@ -256,6 +271,13 @@ def limit_message(
         )
     if hit == "fsize":
         return f"`{cmd}` exceeded the file-size limit ({human_bytes(lim.file_size or 0)})"
+    if hit == "disk":
+        return (
+            f"`{cmd}` exceeded the disk limit ({human_bytes(lim.writable_total or 0)} or "
+            f"{MAX_WRITABLE_FILES} files in its writable folders; "
+            f"{human_bytes(usage.peak_writable)} in {usage.peak_writable_files} files seen) and "
+            "was stopped"
+        )
     if hit == "nofile":
         return f"`{cmd}` exceeded the open-files limit ({lim.open_files} per process)"
     return f"`{cmd}` filled its private /tmp ({human_bytes(tmp_size or 0)} cap)"

@@ -1,20 +1,24 @@
-"""Watch a sandbox's process tree from the host: tasks, memory, /tmp usage.
+"""Watch a sandbox from the host: its tasks, memory, /tmp and writable folders.
 
 `TreeWatch(root_pid)` samples every descendant of the host process that started the sandbox
 (from `/proc/*/stat` and `/proc/*/statm`; every process in the sandbox's pid namespace descends
 from it, orphans included, because they are re-parented to the namespace's init). The host, not
 anything inside, measures: a process in the sandbox can neither hide from it nor forge it. The
-runner stops a sandbox whose task count reaches its process limit or whose resident memory
-reaches its total-memory limit, by killing the init of its pid namespace (the kernel then kills
-every process in it, and bubblewrap reaps them).
+runner stops a sandbox whose task count reaches its process limit, whose resident memory reaches
+its total-memory limit or whose writable folders pass their disk limit, by killing the init of
+its pid namespace (the kernel then kills every process in it, and bubblewrap reaps them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Sequence
+from pathlib import Path
 
-from sandbox.limits import Usage
+from sandbox.limits import MAX_WRITABLE_FILES, Usage
+
+WRITABLE_EVERY = 10  # samples between two measures of the writable folders (about 1 s)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _OWN_PIDNS = os.readlink("/proc/self/ns/pid")
@@ -51,12 +55,43 @@ def _in_other_pidns(pid: int) -> bool:
         return False
 
 
+def _disk_usage(roots: Sequence[Path], stop_at: int | None) -> tuple[int, int]:
+    """(bytes on disk, files) under `roots`, symlinks not followed; the walk stops as soon as it
+    passes `stop_at` bytes or MAX_WRITABLE_FILES files (its cost stays bounded)."""
+    total = files = 0
+    stack = [str(root) for root in roots]
+    while stack:
+        folder = stack.pop()
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                files += 1
+                with contextlib.suppress(OSError):
+                    st = entry.stat(follow_symlinks=False)
+                    total += st.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                if files > MAX_WRITABLE_FILES or (stop_at is not None and total > stop_at):
+                    return total, files
+    return total, files
+
+
 class TreeWatch:
     """Samples the descendants of `root_pid` (not itself: the sandbox is below it)."""
 
-    def __init__(self, root_pid: int, *, tmp_size: int | None = None) -> None:
+    def __init__(
+        self,
+        root_pid: int,
+        *,
+        tmp_size: int | None = None,
+        writable: Sequence[Path] = (),
+        writable_cap: int | None = None,
+    ) -> None:
         self.root_pid = root_pid
         self.tmp_size = tmp_size  # the size of the sandbox's /tmp tmpfs (None: not sampled)
+        self.writable = list(writable)  # host folders the sandbox can write (sampled each second)
+        self.writable_cap = writable_cap
+        self.writable_bytes = 0
+        self.writable_files = 0
         self.usage = Usage()
         self.tasks = 0
         self.resident = 0
@@ -109,4 +144,13 @@ class TreeWatch:
                 st = os.statvfs(f"/proc/{inside}/root/tmp")
                 if abs(st.f_blocks * st.f_frsize - self.tmp_size) <= _PAGE:
                     u.peak_tmp = max(u.peak_tmp, (st.f_blocks - st.f_bfree) * st.f_frsize)
+        if self.writable and u.samples % WRITABLE_EVERY == 1:
+            self.writable_bytes, self.writable_files = _disk_usage(self.writable, self.writable_cap)
+            u.peak_writable = max(u.peak_writable, self.writable_bytes)
+            u.peak_writable_files = max(u.peak_writable_files, self.writable_files)
         return u
+
+    def over_writable(self) -> bool:
+        """Whether the last measure of the writable folders passed the cap or the file count."""
+        over_bytes = self.writable_cap is not None and self.writable_bytes > self.writable_cap
+        return over_bytes or self.writable_files > MAX_WRITABLE_FILES

@@ -13,9 +13,11 @@ bubblewrap builder; `sandbox.profiles` holds the named specs the project uses):
   namespaces, so nothing inside can remount, ptrace the host or change ownership; when the caller
   is root, bubblewrap itself is started as the unprivileged host uid `SANDBOX_HOST_UID` (the
   kernel never applies RLIMIT_NPROC to host root) and the writable binds are handed over to it;
-- per-process limits (`sandbox.limits.Limits`: processes/threads, address space, file size, open
+- limits (`sandbox.limits.Limits`): per process (processes/threads, data memory, file size, open
   files, no core dumps) applied by the sandbox's init (`prlimit … --`) and inherited by everything
-  inside; RLIMIT_NPROC counts per user namespace, so each sandbox has its own budget;
+  inside (RLIMIT_NPROC counts per user namespace, so each sandbox has its own budget); for the
+  whole sandbox (resident memory, disk space and files in the writable binds) enforced by the
+  host, which samples the sandbox ten times a second;
 - a fresh network namespace (only a private loopback: no route to any other host) and fresh
   pid/ipc/uts/cgroup namespaces, a new session (no terminal injection), `--die-with-parent`;
 - a clean environment (only `env` plus a minimal PATH/HOME/LANG/TMPDIR);
@@ -23,10 +25,17 @@ bubblewrap builder; `sandbox.profiles` holds the named specs the project uses):
 - an output cap: stdout and stderr are each kept up to `output_cap` bytes; with
   `kill_on_output_cap` a process that writes more is killed (a log flood cannot fill the disk).
 
-The host samples the sandbox's process tree while it runs (`sandbox.monitor`) and stops it when it
-reaches its process limit (a fork bomb ends at once instead of retrying until the timeout). When a
-command ends because of a limit, `SandboxResult.limit_hit` names it ("timeout", "output", "nproc",
-"as", "fsize", "nofile", "tmp") and `describe()` says which limit and its value.
+The host samples the sandbox while it runs (`sandbox.monitor`) and stops it when it comes close to
+its process limit (a fork bomb ends at once instead of retrying until the timeout) or passes a
+whole-sandbox limit. When a command ends because of a limit, `SandboxResult.limit_hit` names it
+("timeout", "output", "nproc", "memory", "fsize", "nofile", "tmp", "disk"), `describe()` says
+which limit and its value, and `usage` holds the peaks the host saw.
+
+A bind source that the unprivileged host uid cannot reach (e.g. under a 0700 folder of root) is
+staged: a private mount namespace of root binds it onto a mountpoint under a `private_dir()`, seen
+by nothing else on the host, before bubblewrap starts. A first step inside reports on a pipe that
+the sandbox is set up, so only a real set-up failure raises `SandboxError` (a command printing
+"bwrap: …" cannot).
 """
 
 from __future__ import annotations
@@ -319,6 +328,7 @@ def run_sandboxed(spec: SandboxSpec) -> SandboxResult:
             limits=spec.limits,
             pass_fds=(report_w,),
             tmp_size=spec.tmp_size,
+            writable=[b.source for b in spec.binds if b.writable],
         )
         os.set_blocking(report_r, False)
         with contextlib.suppress(BlockingIOError):
@@ -426,6 +436,7 @@ def run_process(
     limits: Limits | None = None,
     pass_fds: Sequence[int] = (),
     tmp_size: int | None = None,
+    writable: Sequence[Path] = (),
 ) -> SandboxResult:
     """Run a command in its own process group with a timeout and an output cap.
 
@@ -433,7 +444,8 @@ def run_process(
     the process tree is sampled every `WATCH_INTERVAL` s (`result.usage`); a tree that comes
     within 10% of `limits.nproc` tasks or reaches `limits.resident_total` bytes of resident
     memory is killed the same way (`limit_hit` "nproc" / "memory"); `tmp_size` names the size of
-    a sandbox's /tmp tmpfs, whose usage is then sampled too.
+    a sandbox's /tmp tmpfs, whose usage is then sampled too; `writable` names the host folders the
+    command can write, measured every second against `limits.writable_total` ("disk").
     """
     start = time.monotonic()
     capped = threading.Event()
@@ -455,7 +467,12 @@ def run_process(
     err = _Collector(proc.stderr, output_cap, capped)
     out.start()
     err.start()
-    watch = TreeWatch(proc.pid, tmp_size=tmp_size)
+    watch = TreeWatch(
+        proc.pid,
+        tmp_size=tmp_size,
+        writable=writable,
+        writable_cap=limits.writable_total if limits is not None else None,
+    )
     hit: LimitHit | None = None
     deadline = start + timeout
     next_sample = start
@@ -484,6 +501,8 @@ def run_process(
                 and watch.resident >= limits.resident_total
             ):
                 hit = "memory"
+            elif limits is not None and limits.writable_total is not None and watch.over_writable():
+                hit = "disk"
         if hit is not None:
             _stop(proc, watch)
             break

@@ -27,6 +27,7 @@ from sandbox import (
     SandboxSpec,
     bwrap_argv,
     loopback_netns_argv,
+    monitor,
     netns_available,
     private_dir,
     run_process,
@@ -311,6 +312,24 @@ def test_full_tmp_ends_with_the_tmp_diagnostic(box: Path) -> None:
     result = run_sandboxed(spec(box, "head -c 40M /dev/zero > /tmp/fill", limits=limits))
     assert result.limit_hit == "tmp" and not result.ok
     assert "filled its private /tmp (32 MiB cap)" in result.describe()
+
+
+def test_filling_the_writable_folders_is_stopped(box: Path) -> None:
+    # Every file is under the 16 MiB cap; together they pass the 64 MiB disk limit.
+    limits = Limits(nproc=64, file_size=16 * MiB, writable_total=64 * MiB)
+    script = "for i in $(seq 40); do head -c 8M /dev/zero > /tmp/app/f$i; sleep 0.2; done"
+    result = run_sandboxed(spec(box, script, limits=limits))
+    assert result.limit_hit == "disk" and result.exit_code is None, result.describe()
+    assert "exceeded the disk limit (64 MiB" in result.describe()
+    assert sum(f.stat().st_size for f in box.iterdir()) < 160 * MiB
+
+
+def test_millions_of_files_are_stopped(box: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(monitor, "MAX_WRITABLE_FILES", 200)
+    script = "mkdir -p many && cd many && i=0; while :; do i=$((i + 1)); : > f$i; done"
+    result = run_sandboxed(spec(box, script))
+    assert result.limit_hit == "disk", result.describe()
+    assert len(list((box / "many").iterdir())) < 100_000
 
 
 def test_allocation_past_the_memory_limit_ends_with_the_memory_diagnostic(box: Path) -> None:

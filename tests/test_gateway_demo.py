@@ -55,7 +55,7 @@ def run(
         step_ceiling=SETTINGS.ceilings.steps,
         budget_usd=kwargs.pop("budget_usd", SETTINGS.ceilings.budget_usd),
         prices=catalogue_prices(Upstream("simulator", sim.base_url, "sk-demo"), candidate.route),
-        stall_seconds=SETTINGS.ceilings.outage_seconds,
+        stall_seconds=kwargs.pop("stall_seconds", SETTINGS.ceilings.outage_seconds),
     ) as proxy:
         # max_tokens as OpenCode 1.17.18 sends it
         messages, error = drive(proxy.base_url, candidate.route, PROMPT, workdir="/wt",
@@ -159,6 +159,23 @@ def test_provider_outage_from_turn_3(sim: Simulator, tmp_path: Path) -> None:
     assert summary.error_classes == {"upstream_5xx": 1} and summary.steps == 3
     last = read_exchanges(tmp_path / "provider-outage" / "gateway.jsonl")[-1]
     assert (last.step, last.status, last.error_class) == (3, 503, ErrorClass.UPSTREAM_5XX)
+
+
+def test_live_gateway_paths(sim: Simulator, tmp_path: Path) -> None:
+    """The demo's transient 503, keep-alive stall and in-stream 429, with a toy agent."""
+    messages, error, summary = run(sim, tmp_path, "transient-503")
+    assert isinstance(error, openai.InternalServerError) and summary.error_classes == {
+        "upstream_5xx": 1
+    }
+    candidate = COHORT.by_key("transient-503")
+    client = openai.OpenAI(base_url=sim.base_url, api_key="k", max_retries=0)
+    resent = client.chat.completions.create(model=candidate.route, messages=messages)  # type: ignore[arg-type]
+    assert resent.choices[0].finish_reason == "tool_calls"  # the same request now succeeds
+    _, error, summary = run(sim, tmp_path, "keepalive-stall", stall_seconds=1.5)
+    assert error is not None and summary.error_classes == {"provider_stall": 1}
+    assert (summary.longest_keepalive_wait_ms or 0) >= 1500
+    _, error, summary = run(sim, tmp_path, "rate-limited")
+    assert isinstance(error, openai.APIError) and summary.error_classes == {"rate_limit": 1}
 
 
 def test_catalogue_failures(sim: Simulator, tmp_path: Path) -> None:

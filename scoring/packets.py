@@ -213,8 +213,8 @@ def packet_pattern(ctx: RoundContext, units: list[UnitEvidence]) -> re.Pattern[s
 def _flag_summary(entry: PacketReportEntry) -> str:
     labels: dict[PacketFlag, str] = {
         "text_redacted": f"{len(entry.redactions)} redaction(s) in its text",
-        "media_shows_identity": "screenshots/video show identity: "
-        + ", ".join(entry.media_showing_identity),
+        "media_shows_identity": f"{len(entry.media_showing_identity)} screenshot(s)/video show "
+        f"identity ({', '.join(sorted({h.found for h in entry.page_hits}))})",
         "page_text_missing": "no page-text record: look at its screenshots and video",
     }
     return f"packet {entry.code}: " + "; ".join(labels[f] for f in entry.flags)

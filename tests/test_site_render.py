@@ -167,26 +167,45 @@ def test_evidence_viewers_declare_utf8_and_anchor_lines(built: Path) -> None:
     assert progress and all((v.parent / "PROGRESS.md.txt").is_file() for v in progress)
 
 
+def board_rows(html: str) -> dict[str, dict[str, str]]:
+    """unit -> {data-label: visible text} of the scored table's rows."""
+    table = html.split('id="leaderboard"')[1].split("</table>")[0]
+    rows = {}
+    for chunk in table.split("<tr data-order=")[1:]:
+        unit = re.search(r'href="units/([^"]+)\.html"', chunk)
+        assert unit, chunk[:200]
+        rows[unit.group(1)] = dict(visible(f"<table><tr {chunk}</table>").cells)
+    return rows
+
+
 def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None:
     html = text(built, "leaderboard.html")
-    seen = visible(html)
-    labels = {label for label, _ in seen.cells}
-    assert {"Total", "Automated /60", "Review /30", "Cost", "Time"} <= labels
+    rows = board_rows(html)
     assert 'class="sb-sticky"' in html  # the model column stays put while scrolling
     assert "⇅" not in html  # one sort icon per header, drawn by the site's CSS
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
-    assert scored
+    assert scored and set(rows) == {r.unit for r in scored}
     for row in board.units:
         assert f'href="units/{row.unit}.html"' in html, row.unit
-    reviews = [c for label, c in seen.cells if label == "Review /30"]
-    assert "pending" in reviews  # unreviewed units say so instead of showing 0
-    assert any(re.fullmatch(r"[\d.]+( provisional)?", c) for c in reviews)  # the reviewed one
-    times = [c for label, c in seen.cells if label == "Time"]
-    assert times and all(re.fullmatch(r"\d+:\d\d min", t) for t in times)
-    assert "out of 70 achievable" in html
+    waiting = False
+    for row in scored:
+        cells = rows[row.unit]
+        assert {"Total", "Automated /60", "Review /30", "Cost", "Time", "Status"} <= set(cells)
+        assert re.fullmatch(r"\d+:\d\d min", cells["Time"]), cells["Time"]
+        assert cells["Cost"] == "unknown" or cells["Cost"].startswith("$")
+        unreviewed = row.reviews is None or (
+            row.reviews.visual == "no_reviews" and row.reviews.code == "no_reviews"
+        )
+        if unreviewed:
+            assert cells["Review /30"] == "pending", row.unit  # not "0"
+        else:
+            assert re.fullmatch(r"[\d.]+( provisional)?", cells["Review /30"]), cells
+        waiting |= row.reviews is None or {row.reviews.visual, row.reviews.code} != {"complete"}
+        capped_lower = row.capped and (row.raw_total or 0) > (row.total or 0)
+        assert ("capped from" in cells["Total"]) == capped_lower, row.unit
+    assert ("out of 70 achievable" in html) == waiting
     orders = [int(o) for o in re.findall(r'<tr data-order="(\d+)"', html.split("</table>")[0])]
     assert orders == sorted(orders)
-    assert "total (capped)" not in html
 
 
 def test_round_banner_on_every_page(built: Path, evidence: tuple[str, Path]) -> None:

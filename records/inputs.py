@@ -18,7 +18,7 @@ from records.layout import BENCHMARK_DIR
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-COHORT_SCHEMA_VERSION = 2  # 2: `catalogue`, the snapshot the cohort was checked against
+COHORT_SCHEMA_VERSION = 3  # 2: `catalogue`, the snapshot checked against; 3: `advanced_from`
 RoundKind = Literal["demo", "rehearsal", "real"]
 DEFAULT_AGENT = AgentInfo(name="opencode", version="1.17.18")  # round files that name none
 
@@ -83,14 +83,35 @@ class CatalogueRef(Strict):
         return BENCHMARK_DIR / self.file
 
 
+class AdvancedFrom(Strict):
+    """Provenance of a cohort written by `python -m harness.advance` from a round's leaderboard."""
+
+    round_id: str = Field(description="the source round")
+    leaderboard: str = Field(description="the source leaderboard.json, relative to the repository")
+    leaderboard_sha256: str
+    standing: Literal["provisional", "final"]
+    allow_provisional: bool = Field(
+        description="true only when the operator advanced on a provisional (projected) standing"
+    )
+    advancing: list[str] = Field(description="the leaderboard's advancing candidate codes")
+    source_cohort: str = Field(description="the source round's cohort file, relative to benchmark/")
+    source_cohort_sha256: str
+    tag: str | None = Field(description="the source round's git tag (round/<round>), if tagged")
+    tag_commit: str | None = None
+    advanced_at: str
+
+
 class Cohort(Strict):
     schema_version: int = Field(
-        default=1, description="1: no catalogue reference (older files); 2: with `catalogue`"
+        default=1,
+        description="1: no catalogue reference (older files); 2: with `catalogue`; "
+        "3: with `advanced_from`",
     )
     cohort_id: str
     description: str
     candidates: list[Candidate]
     catalogue: CatalogueRef | None = None
+    advanced_from: AdvancedFrom | None = None
 
     @field_validator("schema_version")
     @classmethod
@@ -106,6 +127,8 @@ class Cohort(Strict):
     def _catalogue_needs_v2(self) -> Cohort:
         if self.catalogue is not None and self.schema_version < 2:
             raise ValueError("catalogue needs schema_version 2")
+        if self.advanced_from is not None and self.schema_version < 3:
+            raise ValueError("advanced_from needs schema_version 3")
         return self
 
     @model_validator(mode="after")
@@ -204,6 +227,11 @@ class RoundSettings(Strict):
     seed: int
     probes: int = Field(default=3, ge=1)
     repetitions: int = Field(default=1, ge=1)
+    advances_from: str | None = Field(
+        default=None,
+        description="the round whose final leaderboard writes this round's cohort file "
+        "(python -m harness.advance <source> --to <round>)",
+    )
     requires_api_key: bool
     notes: str = ""
 
@@ -270,7 +298,8 @@ def round_settings_path(round_id: str) -> Path:
     return rounds_dir() / f"{round_id}.json"
 
 
-def load_round(round_id: str) -> RoundSettings:
+def load_round(round_id: str, require_cohort: bool = True) -> RoundSettings:
+    """The round file; an advanced round whose cohort is not written yet says how to write it."""
     path = round_settings_path(round_id)
     if not path.exists():
         known = sorted(p.stem for p in rounds_dir().glob("*.json"))
@@ -279,5 +308,11 @@ def load_round(round_id: str) -> RoundSettings:
     if settings.round_id != round_id:
         raise RecordError(
             f"{path}: field round_id: {settings.round_id!r} does not match the file name"
+        )
+    source = settings.advances_from
+    if require_cohort and source is not None and not settings.cohort_path.exists():
+        raise RecordError(
+            f"{path}: field cohort: {settings.cohort_path} does not exist yet: run "
+            f"python -m harness.advance {source} --to {round_id} first"
         )
     return settings

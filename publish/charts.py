@@ -54,13 +54,20 @@ def frontier(rows: list[Row]) -> list[Row]:
 
 
 def _ticks(low: float, high: float) -> list[float]:
+    """1-2-5 ticks over up to two decades, powers of ten beyond (labels must not collide)."""
     ticks = []
+    steps = (1, 2, 5) if high / low <= 100 else (1,)
     for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
-        for step in (1, 2, 5):
+        for step in steps:
             value = step * 10.0**power
             if low <= value <= high:
                 ticks.append(value)
     return ticks
+
+
+def _money(value: float) -> str:
+    """An axis label: $0.001, $0.02, $1, $10."""
+    return f"${value:.{max(0, -math.floor(math.log10(value)))}f}"
 
 
 def _tone(row: Row) -> str:
@@ -104,7 +111,7 @@ def score_cost_svg(rows: list[Row], cutoff: float | None = None, standalone: boo
         out.append(
             f'<line class="sb-c-grid" x1="{_n(x(value))}" x2="{_n(x(value))}" y1="{TOP}" '
             f'y2="{TOP + plot_h}"/><text class="sb-c-muted" x="{_n(x(value))}" '
-            f'y="{TOP + plot_h + 18}" text-anchor="middle">{fmt_cost(value)}</text>'
+            f'y="{TOP + plot_h + 18}" text-anchor="middle">{_money(value)}</text>'
         )
     out.append(
         f'<text class="sb-c-text" x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 12}" '

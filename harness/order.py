@@ -1,7 +1,12 @@
 """The frozen run order: drawn once from the round seed before the first scored unit.
 
-Qualified routes (3/3 preflight probes) are shuffled with `random.Random(seed)`; repetition r runs
-the same order rotated by r-1 (Round 1's rotated order). `order.json` is never rewritten.
+Qualified routes (3/3 preflight probes) are shuffled with `random.Random(seed)` into a base order;
+repetition r of R runs the base order rotated left by round((r-1)·n/R) positions (n routes), so
+the R repetitions start at evenly spaced points of the base order. With R = 3 every model runs
+once in the early, once in the middle and once in the late third of its repetition's run
+(`position_classes`; a position that straddles a third's boundary belongs to both thirds, which
+is unavoidable when 3 does not divide n). The rule is written beside the order in `order.json`,
+which is never rewritten.
 """
 
 from __future__ import annotations
@@ -20,15 +25,46 @@ class OrderError(RuntimeError):
     """The order cannot be drawn (preflight missing) or would change a frozen order."""
 
 
-def draw(qualified: list[str], seed: int, repetitions: int = 1) -> list[str]:
-    """Unit ids in run order: one seeded shuffle, rotated by one per repetition."""
+ROTATION_RULE = (
+    "base order: the qualified routes shuffled with random.Random(seed); repetition r of R runs "
+    "the base order rotated left by round((r-1)*n/R) positions (n routes, halves rounded up), "
+    "so with R = 3 each model runs once early, once in the middle and once late"
+)
+
+
+def base_order(qualified: list[str], seed: int) -> list[str]:
+    """The seeded shuffle of the qualified model keys (repetition 1's order)."""
     keys = list(qualified)
     random.Random(seed).shuffle(keys)
+    return keys
+
+
+def shift(repetition: int, n: int, repetitions: int) -> int:
+    """How far repetition r's order is rotated: round((r-1)·n/R), halves up, modulo n."""
+    if n == 0:
+        return 0
+    return ((2 * (repetition - 1) * n + repetitions) // (2 * repetitions)) % n
+
+
+def rotated(keys: list[str], by: int) -> list[str]:
+    return keys[by:] + keys[:by]
+
+
+def draw(qualified: list[str], seed: int, repetitions: int = 1) -> list[str]:
+    """Unit ids in run order: the seeded base order, rotated per repetition (`shift`)."""
+    keys = base_order(qualified, seed)
     units: list[str] = []
     for rep in range(1, repetitions + 1):
-        shift = (rep - 1) % len(keys) if keys else 0
-        units += [unit_id(k, rep) for k in keys[shift:] + keys[:shift]]
+        units += [unit_id(k, rep) for k in rotated(keys, shift(rep, len(keys), repetitions))]
     return units
+
+
+def position_classes(position: int, n: int) -> set[int]:
+    """The thirds (0 early, 1 middle, 2 late) that run position `position` (0-based) of n covers:
+    slot [p, p+1) of the run overlaps third c = [c·n/3, (c+1)·n/3)."""
+    first = 3 * position // n
+    last = -(-3 * (position + 1) // n) - 1
+    return set(range(first, last + 1))
 
 
 def preflight_verdicts(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> dict[str, bool]:
@@ -65,6 +101,7 @@ def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecor
     scored = sorted(p.parent.name for p in paths.units_dir.glob("*/session.json"))
     if scored:
         raise OrderError(f"units already ran without a frozen order ({scored[:3]}): new round")
+    reps = settings.repetitions
     record = OrderRecord(
         round_id=round_id,
         seed=settings.seed,
@@ -72,6 +109,9 @@ def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecor
         qualified=qualified,
         not_testable=[k for k, ok in verdicts.items() if not ok],
         order=draw(qualified, settings.seed, settings.repetitions),
+        base_order=base_order(qualified, settings.seed),
+        shifts=[shift(r, len(qualified), settings.repetitions) for r in range(1, reps + 1)],
+        rule=ROTATION_RULE,
     )
     write_record(paths.order, record)
     return record

@@ -164,9 +164,10 @@ def preflight(key: str, qualified: bool) -> PreflightRecord:
 
 
 def test_draw_rotates_per_repetition() -> None:
-    units = run_order.draw(["a", "b", "c"], seed=7, repetitions=2)
+    units = run_order.draw(["a", "b", "c"], seed=7, repetitions=3)
     first = [u.removesuffix("-r1") for u in units[:3]]
-    assert [u.removesuffix("-r2") for u in units[3:]] == first[1:] + first[:1]
+    assert [u.removesuffix("-r2") for u in units[3:6]] == first[1:] + first[:1]
+    assert [u.removesuffix("-r3") for u in units[6:]] == first[2:] + first[:2]
     assert units[:3] == run_order.draw(["a", "b", "c"], seed=7)
 
 

@@ -86,14 +86,27 @@ class PreflightRecord(Root):
 
 
 class OrderRecord(Root):
-    """`evidence/<round>/order.json`: the frozen run order of qualified routes."""
+    """`evidence/<round>/order.json`: the frozen run order of qualified routes.
 
+    Schema 2 writes the rotation beside the order: the seeded `base_order` (model keys), each
+    repetition's `shifts` and the `rule` in words. Schema 1 files (no rotation recorded) load with
+    them empty.
+    """
+
+    schema_version: int = 2
     round_id: str
     seed: int
     drawn_at: str
     qualified: list[str]
     not_testable: list[str]
     order: list[str] = Field(description="unit ids in run order")
+    base_order: list[str] = Field(
+        default_factory=list, description="model keys after the seeded shuffle (repetition 1)"
+    )
+    shifts: list[int] = Field(
+        default_factory=list, description="repetition r runs base_order rotated left by shifts[r-1]"
+    )
+    rule: str = Field(default="", description="the rotation rule, in words")
 
 
 class ReplacementRecord(Root):

@@ -4,10 +4,12 @@
   evaluator). Inside: `/usr`, `ETC_MINIMAL`, Node 22 at `/opt/node` (read-only), the app copy at
   `/tmp/app` and a private npm-cache copy at `/tmp/npm-cache` (both writable, handed over to the
   sandbox's host uid), a capped `/tmp`; resource limits; no network at all.
-- `agent_session`: the coding agent's OpenCode process. Reproduces exactly the command line that
-  `harness/session_sandbox.py` builds (same mounts, environment, loopback-only network, the
-  proxy's Unix socket and the loopback forwarder in front of the command), so the session side
-  can call it with no change of behaviour; its limits are off by default for the same reason.
+- `agent_session`: the coding agent's process (OpenCode) behind a loopback forwarder to the
+  recording proxy's Unix socket. Inside: `/usr`, `SESSION_ETC`, generated `/etc/passwd`,
+  `/etc/group` and `/etc/hosts` naming only the sandbox's own user and localhost (never the
+  host's), Node 22 and the agent's files (read-only), the worktree at `/workspace` and a private
+  HOME (writable, handed over to the sandbox's host uid), the proxy's socket folder, a capped
+  `/tmp`; `SESSION_LIMITS`; no network but a private loopback.
 """
 
 from __future__ import annotations
@@ -16,8 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from records.tools import NODE_BIN_DIR
-from sandbox.limits import Limits
-from sandbox.runner import DEFAULT_OUTPUT_CAP, DEFAULT_TMP_SIZE, Bind, SandboxSpec
+from sandbox.limits import GiB, Limits
+from sandbox.runner import (
+    DEFAULT_OUTPUT_CAP,
+    DEFAULT_TMP_SIZE,
+    SANDBOX_GID,
+    SANDBOX_UID,
+    Bind,
+    SandboxSpec,
+)
 
 NODE_DIR = "/opt/node"
 NODE_PACKAGE = NODE_BIN_DIR.parent
@@ -81,16 +90,48 @@ GATEWAY_DIR = "/run/gateway"
 FORWARDER_MOUNT = "/opt/siteos/forward.js"
 LOOPBACK_PORT = 18080
 SESSION_PATH = f"{NODE_DIR}/bin:/opt/agent/bin:/usr/local/bin:/usr/bin:/bin"
+# What OpenCode, Node, npm, git and a shell need of the host's /etc; the sandbox's own user and
+# localhost come from `write_session_identity` instead of the host's passwd, group and hosts.
 SESSION_ETC = (
-    "/etc/passwd",
-    "/etc/group",
-    "/etc/hosts",
     "/etc/nsswitch.conf",
     "/etc/ld.so.cache",
     "/etc/localtime",
     "/etc/alternatives",
     "/etc/ssl/openssl.cnf",
 )
+IDENTITY_FILES = ("passwd", "group", "hosts")
+# Sized from a real OpenCode 1.17.18 session in this sandbox against the simulator (the demo's
+# `idle` unit: 23 tasks in 5 processes, 519 MiB resident in total, 5.8 MiB of /tmp, 102 MiB in
+# 1356 files in the worktree and HOME) with room for the `npm ci`, `tsc` and `vite build` the
+# agent runs (evaluator/README.md: 33 tasks, 1.2 GiB of data in the largest process). Bun sizes
+# its address-space reservations to RLIMIT_DATA (4.8 GiB of "data" under 8 GiB, 1.7 GiB under
+# 2 GiB, 70 GiB unlimited) and runs under all three, so the data limit binds real allocations.
+SESSION_LIMITS = Limits(
+    nproc=1024,
+    memory=8 * GiB,
+    address_space=None,  # Bun and Node reserve tens of GiB of address space they never touch
+    resident_total=8 * GiB,
+    file_size=1 * GiB,
+    writable_total=8 * GiB,
+    open_files=8192,
+)
+SESSION_TMP_SIZE = 1 * GiB
+
+
+def write_session_identity(folder: Path) -> Path:
+    """Write the sandbox's passwd, group and hosts into `folder` (created): one user `agent`
+    (the sandbox's uid) whose home is the session HOME, and localhost only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "passwd").write_text(
+        f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+        f"agent:x:{SANDBOX_UID}:{SANDBOX_GID}:agent:{SESSION_HOME}:/bin/bash\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    )
+    (folder / "group").write_text(
+        f"root:x:0:\nagent:x:{SANDBOX_GID}:\nnogroup:x:65534:\n"
+    )
+    (folder / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n")
+    return folder
 
 
 def agent_session(
@@ -100,20 +141,25 @@ def agent_session(
     home: Path,
     gateway_socket: Path,
     forwarder: Path,
+    identity: Path,
     ro_binds: Mapping[str, Path] | None = None,
     env: Mapping[str, str] | None = None,
     node_package: Path = NODE_PACKAGE,
     timeout: float = 3600.0,
-    limits: Limits | None = None,
+    limits: Limits | None = SESSION_LIMITS,
+    tmp_size: int | None = SESSION_TMP_SIZE,
 ) -> SandboxSpec:
     """The agent's sandbox: `command` behind the loopback forwarder to the proxy's socket.
 
     `worktree` appears at /workspace and `home` at /home/agent (both writable), `ro_binds` maps
     inside paths to host paths (read-only), the proxy's socket directory appears at /run/gateway
-    and `forwarder` (harness/sandbox_forward.js) listens on 127.0.0.1:18080 inside. With the
-    defaults, `bwrap_argv` of the result equals `harness.session_sandbox.SandboxSpec.argv`.
+    and `forwarder` (harness/session/sandbox_forward.js) listens on 127.0.0.1:18080 inside;
+    `identity` is a folder made by `write_session_identity`. The agent runs as `SANDBOX_UID` in
+    a user namespace of its own (no capabilities), started as the unprivileged host uid when the
+    caller is root, so `limits` apply in full (RLIMIT_NPROC never applies to host root).
     """
     binds = [Bind(node_package, NODE_DIR), Bind(forwarder, FORWARDER_MOUNT)]
+    binds += [Bind(identity / name, f"/etc/{name}") for name in IDENTITY_FILES]
     binds += [Bind(host, inside) for inside, host in sorted((ro_binds or {}).items())]
     binds += [
         Bind(gateway_socket.parent, GATEWAY_DIR),
@@ -125,6 +171,8 @@ def agent_session(
         "HOME": SESSION_HOME,
         "TMPDIR": "/tmp",
         "LANG": "C.UTF-8",
+        "USER": "agent",
+        "LOGNAME": "agent",
         **(env or {}),
     }
     socket_inside = f"{GATEWAY_DIR}/{gateway_socket.name}"
@@ -142,8 +190,6 @@ def agent_session(
         etc_files=SESSION_ETC,
         env=full_env,
         timeout=timeout,
-        tmp_size=None,
+        tmp_size=tmp_size,
         limits=limits,
-        uid=None,
-        unprivileged_host=limits is not None and limits.nproc is not None,
     )

@@ -31,6 +31,14 @@ whole-sandbox limit. When a command ends because of a limit, `SandboxResult.limi
 ("timeout", "output", "nproc", "memory", "fsize", "nofile", "tmp", "disk"), `describe()` says
 which limit and its value, and `usage` holds the peaks the host saw.
 
+Two process runners share this containment and its host-side watch, and nothing else starts a
+sandbox: `run_process` here (stdin closed, output captured in memory up to a cap: the evaluator's
+builds and short commands) and `harness.session.process.run_process` (the agent session: it
+needs the prompt bytes on stdin, streams stdout/stderr to the evidence files as they come, and
+stops on the proxy's ceilings). Both start the command as returned by `host_command`, in a new
+session, kill its process group on every exit path, sample it with `TreeWatch` and stop it
+through `limit_reached` and `stop_sandbox`, so the limits mean the same in both.
+
 A bind source that the unprivileged host uid cannot reach (e.g. under a 0700 folder of root) is
 staged: a private mount namespace of root binds it onto a mountpoint under a `private_dir()`, seen
 by nothing else on the host, before bubblewrap starts. A first step inside reports on a pipe that
@@ -49,7 +57,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
@@ -294,8 +302,25 @@ def host_argv(
     return argv, staged
 
 
-def run_sandboxed(spec: SandboxSpec) -> SandboxResult:
-    """Run `spec.argv` inside bubblewrap; see the module docstring for what is contained."""
+def reclaim(path: Path) -> None:
+    """Give `path` and everything under it (symlinks not followed) back to the caller, after a
+    sandbox that got it through `hand_over` has ended (the host's git refuses a repository
+    owned by another uid); a no-op unless the caller is root."""
+    if host_identity() is None or not path.exists():
+        return
+    uid, gid = os.geteuid(), os.getegid()
+    os.chown(path, uid, gid, follow_symlinks=False)
+    if path.is_symlink() or not path.is_dir():
+        return
+    for folder, dirs, files in os.walk(path):
+        for name in (*dirs, *files):
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
+
+
+def check_spec(spec: SandboxSpec) -> None:
+    """Refuse a spec that cannot run as asked (missing bubblewrap or bind source, a process
+    limit that root would be exempt from)."""
     if shutil.which("bwrap") is None:
         raise SandboxError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     for bind in spec.binds:
@@ -304,40 +329,57 @@ def run_sandboxed(spec: SandboxSpec) -> SandboxResult:
     ident = host_identity(spec.unprivileged_host)
     if ident is None and os.geteuid() == 0 and spec.limits and spec.limits.nproc is not None:
         raise SandboxError("a process limit needs an unprivileged host uid (root is exempt)")
+
+
+@contextlib.contextmanager
+def host_command(spec: SandboxSpec, started_fd: int | None = None) -> Iterator[list[str]]:
+    """The host argv that runs `spec`, valid while the context is open: the writable binds are
+    handed over to the sandbox's host uid and unreachable bind sources staged under a private
+    folder (removed on exit). The caller runs the argv and, after it, `reclaim`s what it reads."""
+    check_spec(spec)
+    ident = host_identity(spec.unprivileged_host)
     if ident is not None:
         for bind in spec.binds:
             if bind.writable:
                 hand_over(bind.source)
     staging = private_dir("siteos-stage-") if ident is not None else None
-    started = time.time() - 1.0  # file mtimes have coarse granularity on some filesystems
-    report_r, report_w = os.pipe()
-    report = b""
     try:
-        argv, staged = host_argv(spec, staging, started_fd=report_w)
+        argv, staged = host_argv(spec, staging, started_fd=started_fd)
         for source, mountpoint in staged:
             if source.is_dir():
                 mountpoint.mkdir()
             else:
                 mountpoint.touch()
-        result = run_process(
-            argv,
-            timeout=spec.timeout,
-            output_cap=spec.output_cap,
-            kill_on_output_cap=spec.kill_on_output_cap,
-            env={"PATH": DEFAULT_PATH},
-            limits=spec.limits,
-            pass_fds=(report_w,),
-            tmp_size=spec.tmp_size,
-            writable=[b.source for b in spec.binds if b.writable],
-        )
+        yield argv
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_sandboxed(spec: SandboxSpec) -> SandboxResult:
+    """Run `spec.argv` inside bubblewrap; see the module docstring for what is contained."""
+    started = time.time() - 1.0  # file mtimes have coarse granularity on some filesystems
+    report_r, report_w = os.pipe()
+    report = b""
+    try:
+        with host_command(spec, started_fd=report_w) as argv:
+            result = run_process(
+                argv,
+                timeout=spec.timeout,
+                output_cap=spec.output_cap,
+                kill_on_output_cap=spec.kill_on_output_cap,
+                env={"PATH": DEFAULT_PATH},
+                limits=spec.limits,
+                pass_fds=(report_w,),
+                tmp_size=spec.tmp_size,
+                writable=[b.source for b in spec.binds if b.writable],
+            )
         os.set_blocking(report_r, False)
         with contextlib.suppress(BlockingIOError):
             report = os.read(report_r, 64)
     finally:
         os.close(report_w)
         os.close(report_r)
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
     result.argv = list(spec.argv)
     if report != b"started" and not (result.timed_out or result.output_capped):
         raise SandboxError(
@@ -407,7 +449,7 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def _stop(proc: subprocess.Popen[bytes], watch: TreeWatch) -> None:
+def stop_sandbox(proc: subprocess.Popen[bytes], watch: TreeWatch) -> None:
     """Kill a sandbox from the inside out: the init of its pid namespace first (the kernel kills
     the whole namespace and bubblewrap reaps it, so nothing is left for the host's init), then the
     process group; a plain command just loses its group."""
@@ -423,6 +465,19 @@ def _stop(proc: subprocess.Popen[bytes], watch: TreeWatch) -> None:
 
 
 WATCH_INTERVAL = 0.1
+
+
+def limit_reached(watch: TreeWatch, limits: Limits, *, nproc: bool = True) -> LimitHit | None:
+    """The limit the last `watch.sample()` says the sandbox reached, if any: near its process
+    limit (`nproc`: a fork bomb retries until the timeout otherwise), its resident-memory total
+    or its disk limit in the writable folders."""
+    if nproc and limits.nproc is not None and watch.tasks >= nproc_threshold(limits.nproc):
+        return "nproc"
+    if limits.resident_total is not None and watch.resident >= limits.resident_total:
+        return "memory"
+    if limits.writable_total is not None and watch.over_writable():
+        return "disk"
+    return None
 
 
 def run_process(
@@ -489,22 +544,9 @@ def run_process(
         elif limits is not None and time.monotonic() >= next_sample:
             next_sample = time.monotonic() + WATCH_INTERVAL
             watch.sample()
-            if (
-                limits is not None
-                and limits.nproc is not None
-                and watch.tasks >= nproc_threshold(limits.nproc)
-            ):
-                hit = "nproc"
-            elif (
-                limits is not None
-                and limits.resident_total is not None
-                and watch.resident >= limits.resident_total
-            ):
-                hit = "memory"
-            elif limits is not None and limits.writable_total is not None and watch.over_writable():
-                hit = "disk"
+            hit = limit_reached(watch, limits)
         if hit is not None:
-            _stop(proc, watch)
+            stop_sandbox(proc, watch)
             break
     # Kill any leftovers of the group (e.g. a daemonised grandchild holding the pipes).
     _kill_group(proc)

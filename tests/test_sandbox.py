@@ -393,9 +393,12 @@ def test_only_a_real_set_up_failure_is_a_sandbox_error(box: Path) -> None:
         run_sandboxed(spec(box, "true", binds=[Bind(box, "/proc/nowhere", writable=True)]))
 
 
-def test_session_profile_reproduces_the_harness_sandbox(tmp_path: Path) -> None:
+def test_session_profile_is_the_harness_sandbox(tmp_path: Path) -> None:
+    """The harness's session sandbox is this profile: one builder, the agent as an unprivileged
+    uid with the session limits, its own passwd/group/hosts and a capped /tmp."""
     from harness.session.sandbox import FORWARDER
     from harness.session.sandbox import SandboxSpec as SessionSandbox
+    from sandbox.profiles import SESSION_LIMITS, SESSION_TMP_SIZE
 
     socket = tmp_path / "gateway" / "proxy.sock"
     ro_binds = {"/opt/agent": tmp_path / "agent", "/opt/extra": tmp_path / "extra"}
@@ -414,20 +417,18 @@ def test_session_profile_reproduces_the_harness_sandbox(tmp_path: Path) -> None:
         home=tmp_path / "home",
         gateway_socket=socket,
         forwarder=FORWARDER,
+        identity=harness_side.identity_dir,
         ro_binds=ro_binds,
         env=env,
     )
     assert bwrap_argv(profile) == harness_side.argv(command)
-    bare = agent_session(
-        ["true"],
-        worktree=tmp_path / "wt",
-        home=tmp_path / "home",
-        gateway_socket=socket,
-        forwarder=FORWARDER,
-    )
-    assert bwrap_argv(bare) == SessionSandbox(
-        worktree=tmp_path / "wt", home=tmp_path / "home", gateway_socket=socket
-    ).argv(["true"])
+    assert profile.limits == SESSION_LIMITS and profile.tmp_size == SESSION_TMP_SIZE
+    assert profile.uid == 1000 and profile.unprivileged_host
+    dests = [b.dest for b in profile.binds]
+    assert {"/etc/passwd", "/etc/group", "/etc/hosts"} <= set(dests)
+    assert not {"/etc/passwd", "/etc/group", "/etc/hosts"} & set(profile.etc_files)
+    writable = [b.dest for b in profile.binds if b.writable]
+    assert writable == ["/home/agent", "/workspace"]
 
 
 def test_run_process_timeout() -> None:

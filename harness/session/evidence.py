@@ -19,6 +19,7 @@ from records.evidence.agent import AgentTrace, CommandsRecord
 from records.evidence.session import RunningMarker
 from records.io import atomic_write_bytes, read_record, write_record
 from records.layout import SessionPaths, UnitPaths
+from sandbox.runner import reclaim
 
 
 def now_iso() -> str:
@@ -74,6 +75,7 @@ def end_leftovers(marker: RunningMarker) -> None:
 
 def save_worktree_evidence(paths: UnitPaths, worktree: Path, base: str | None) -> None:
     """worktree.diff, worktree.tar.gz and PROGRESS.md as the session left them."""
+    reclaim(worktree)  # a killed runner leaves it to the sandbox's uid; git refuses that
     if not worktree.is_dir():
         return
     if base:

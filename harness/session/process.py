@@ -2,7 +2,10 @@
 
 The runner never retries and never talks to the agent: stdin carries the prompt bytes and is then
 closed. It ends the whole process group on the wall-clock ceiling or when the proxy reports a
-step/budget refusal.
+step/budget refusal. With `limits` it samples the sandbox from the host like every other sandbox
+(`sandbox.monitor.TreeWatch`) and stops it the same way when it reaches its process, memory or
+disk limit (`sandbox.runner.limit_reached`); see `sandbox/runner.py` on why the session has its
+own runner (prompt bytes on stdin, output streamed to the evidence files, the proxy's ceilings).
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from sandbox.limits import LimitHit, Limits, diagnose, limit_message
+from sandbox.monitor import TreeWatch
+from sandbox.runner import limit_reached, stop_sandbox
 
 POLL_SECONDS = 0.2
 GRACE_SECONDS = 2.0
@@ -32,6 +39,9 @@ class ProcessOutcome:
     ceiling: str | None  # "time" | "step" | "budget" when the runner ended the process
     elapsed_seconds: float
     pid: int
+    limit_hit: LimitHit | None = None  # the sandbox limit that ended or failed the process
+    limit_message: str = ""
+    peaks: str = ""  # what the host saw (`sandbox.Usage.describe`), when sampled
 
 
 def kill_group(pgid: int, grace: float = GRACE_SECONDS) -> None:
@@ -61,6 +71,12 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
             proc.stdin.close()
 
 
+def _tail(path: Path, size: int = 65536) -> str:
+    with path.open("rb") as fh:
+        fh.seek(max(0, path.stat().st_size - size))
+        return fh.read().decode("utf-8", errors="replace")
+
+
 def run_process(
     argv: list[str],
     *,
@@ -73,9 +89,18 @@ def run_process(
     on_start: Callable[[int], None] | None = None,
     on_tick: Callable[[float], None] | None = None,
     cwd: Path | None = None,
+    limits: Limits | None = None,
+    tmp_size: int | None = None,
+    writable: Sequence[Path] = (),
+    label: str = "",
 ) -> ProcessOutcome:
-    """Start `argv` in a new session, feed stdin, and wait under the ceilings."""
+    """Start `argv` in a new session, feed stdin, and wait under the ceilings and `limits`.
+
+    A limit the host enforces (process count, resident memory, disk in `writable`) kills the
+    sandbox; either way a limit that ended or failed the process is named in the outcome and
+    one line about it (naming the command as `label`) is appended to `stderr`."""
     started = time.monotonic()
+    since = time.time() - 1.0
     with stdout.open("ab") as out, stderr.open("ab") as err:
         proc = subprocess.Popen(
             argv,
@@ -89,11 +114,24 @@ def run_process(
     if on_start is not None:
         on_start(proc.pid)
     threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
+    watch = TreeWatch(
+        proc.pid,
+        tmp_size=tmp_size,
+        writable=writable,
+        writable_cap=limits.writable_total if limits is not None else None,
+    )
     ceiling: str | None = None
+    hit: LimitHit | None = None
     kill_at: float | None = None
     while proc.poll() is None:
         now = time.monotonic()
         elapsed = now - started
+        if limits is not None:
+            watch.sample()
+            hit = limit_reached(watch, limits)
+            if hit is not None:
+                stop_sandbox(proc, watch)
+                break
         if elapsed >= wall_clock_seconds:
             ceiling, kill_at = "time", now
         elif ceiling is None:
@@ -109,7 +147,24 @@ def run_process(
         time.sleep(POLL_SECONDS)
     exit_code = proc.wait()
     kill_group(proc.pid, grace=0.5)  # anything the agent left behind in its group
-    return ProcessOutcome(exit_code, ceiling, round(time.monotonic() - started, 3), proc.pid)
+    outcome = ProcessOutcome(exit_code, ceiling, round(time.monotonic() - started, 3), proc.pid)
+    if limits is None:
+        return outcome
+    outcome.peaks = watch.usage.describe()
+    if hit is None and ceiling is None:
+        hit = diagnose(
+            exit_code=exit_code, output=_tail(stderr), limits=limits, usage=watch.usage,
+            tmp_size=tmp_size, writable=writable, since=since,
+        )  # fmt: skip
+    if hit is not None:
+        outcome.limit_hit = hit
+        outcome.limit_message = limit_message(
+            hit, label or " ".join(argv), limits=limits, tmp_size=tmp_size,
+            timeout=wall_clock_seconds, output_cap=0, usage=watch.usage,
+        )  # fmt: skip
+        with stderr.open("a", encoding="utf-8") as err_log:
+            err_log.write(f"\nsandbox: {outcome.limit_message} ({outcome.peaks})\n")
+    return outcome
 
 
 def process_alive(pid: int, needle: str = "") -> bool:

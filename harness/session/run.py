@@ -103,7 +103,6 @@ def run_session(
         launch = agent.prepare(
             spec, route=candidate.route, reasoning=candidate.reasoning, title=title, prompt=prompt
         )
-        argv = spec.argv(launch.command)
         env = spec.host_env() if not isolated else {"PATH": "/usr/bin:/bin"}
 
         def tick(elapsed: float) -> None:
@@ -123,18 +122,25 @@ def run_session(
                 "outage" if outage(state.requests, state.upstream_errors, state.refused) else None
             )
 
-        process = run_process(
-            argv,
-            env=env,
-            stdin=launch.stdin,
-            stdout=files.events,
-            stderr=files.agent_stderr,
-            wall_clock_seconds=wall_clock_seconds,
-            ceiling_hit=ceiling,
-            on_start=on_start,
-            on_tick=tick,
-            cwd=worktree if not isolated else None,
-        )
+        # The worktree and HOME belong to the sandbox's host uid while it runs, and to the
+        # harness again when `launch` closes (before any evidence is read from them).
+        with spec.launch(launch.command) as argv:
+            process = run_process(
+                argv,
+                env=env,
+                stdin=launch.stdin,
+                stdout=files.events,
+                stderr=files.agent_stderr,
+                wall_clock_seconds=wall_clock_seconds,
+                ceiling_hit=ceiling,
+                on_start=on_start,
+                on_tick=tick,
+                cwd=worktree if not isolated else None,
+                limits=spec.limits if isolated else None,
+                tmp_size=spec.tmp_size if isolated else None,
+                writable=spec.writable,
+                label=" ".join(launch.command[:2]),
+            )
         isolation = spec.isolation()
     gateway = summarize(files.gateway)
     return SessionOutcome(

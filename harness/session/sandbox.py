@@ -1,55 +1,51 @@
-"""The session sandbox: bubblewrap with no network but a loopback forwarder to the proxy.
+"""The session sandbox: the `sandbox.profiles.agent_session` profile for one agent process.
 
-Inside, the agent sees `/usr` (read-only), a few `/etc` files, Node 22 and its own tools
-(read-only), its worktree at `/workspace` (writable), a private HOME with a private npm cache, a
-private `/tmp`, and the recording proxy's Unix socket. Nothing of the repository, `evaluator/`,
-`evidence/`, other units or the host's HOME. `--unshare-net` leaves only loopback; a small Node
-forwarder listens on 127.0.0.1 inside and pipes to the proxy socket.
+Inside, the agent sees `/usr` (read-only), a few `/etc` files and its own passwd/group/hosts,
+Node 22 and its own tools (read-only), its worktree at `/workspace` (writable), a private HOME
+with a private npm cache, a capped private `/tmp`, and the recording proxy's Unix socket.
+Nothing of the repository, `evaluator/`, `evidence/`, other units or the host's HOME. No network
+but loopback; a small Node forwarder listens on 127.0.0.1 inside and pipes to the proxy socket.
+It runs as an unprivileged uid with per-process limits and a host-side watch of its memory and
+disk (`sandbox.profiles.SESSION_LIMITS`). The bubblewrap command line comes only from `sandbox/`
+(`sandbox.bwrap_argv`, `sandbox.runner.host_command`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import sandbox
 from records.evidence.session import Isolation
 from records.tools import NODE_BIN_DIR
+from sandbox.limits import Limits, human_bytes
+from sandbox.profiles import (
+    LOOPBACK_PORT,
+    SESSION_HOME,
+    SESSION_LIMITS,
+    SESSION_TMP_SIZE,
+    SESSION_WORKDIR,
+    agent_session,
+    write_session_identity,
+)
+from sandbox.runner import host_argv, host_command, reclaim
 
 FORWARDER = Path(__file__).with_name("sandbox_forward.js")
-WORKDIR = "/workspace"
-HOME = "/home/agent"
-NODE_DIR = "/opt/node"
-GATEWAY_DIR = "/run/gateway"
-LOOPBACK_PORT = 18080
-ETC_FILES = (
-    "/etc/passwd",
-    "/etc/group",
-    "/etc/hosts",
-    "/etc/nsswitch.conf",
-    "/etc/ld.so.cache",
-    "/etc/localtime",
-    "/etc/alternatives",
-    "/etc/ssl/openssl.cnf",
-)
-PATH_INSIDE = f"{NODE_DIR}/bin:/opt/agent/bin:/usr/local/bin:/usr/bin:/bin"
-
-# The read-only system every sandbox starts from (merged /usr), then /proc and /dev; shared by the
-# availability probe and the session so the probe tests the namespaces a session really needs.
-SYSTEM_ROOT = (
-    *("--ro-bind", "/usr", "/usr"),
-    *("--symlink", "usr/bin", "/bin"),
-    *("--symlink", "usr/lib", "/lib"),
-    *("--symlink", "usr/lib64", "/lib64"),
-)
-KERNEL_FS = ("--proc", "/proc", "--dev", "/dev")
+WORKDIR = SESSION_WORKDIR
+HOME = SESSION_HOME
 BWRAP_DETAILS = [
-    "bubblewrap: new pid/ipc/uts/cgroup/net namespaces, no capabilities, --die-with-parent",
+    "bubblewrap: new user/pid/ipc/uts/cgroup/net namespaces, no capabilities, --die-with-parent",
     "network: loopback only; the recording proxy via a bind-mounted Unix socket",
-    "filesystem: / and tools read-only; worktree, private HOME + npm cache writable; tmpfs /tmp",
-    "hidden: repository, evaluator/, evidence/, other units, host HOME",
+    "filesystem: allow-list (/usr, a few /etc files, tools read-only); worktree, private HOME "
+    "+ npm cache writable; capped tmpfs /tmp",
+    "hidden: repository, evaluator/, evidence/, other units, host HOME, host passwd/hosts",
+    f"limits: {SESSION_LIMITS.describe()}; /tmp {human_bytes(SESSION_TMP_SIZE)}; "
+    "unprivileged host uid",
 ]
 
 
@@ -59,10 +55,11 @@ class SandboxUnavailable(RuntimeError):
 
 @functools.cache
 def bwrap_available() -> bool:
-    """True when `bwrap` exists and can create the namespaces the session needs."""
+    """True when `bwrap` exists and can create the namespaces the session needs (as the
+    unprivileged host uid, with a capped /tmp, through the same builder as a session)."""
     if shutil.which("bwrap") is None:
         return False
-    probe = ["bwrap", "--unshare-all", "--die-with-parent", *SYSTEM_ROOT, *KERNEL_FS, "true"]
+    probe, _ = host_argv(sandbox.SandboxSpec(argv=["true"], limits=None, tmp_size=SESSION_TMP_SIZE))
     try:
         return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -103,6 +100,8 @@ class SandboxSpec:
     isolated: bool = True
     ro_binds: dict[str, Path] = field(default_factory=dict)  # inside path -> host path
     env: dict[str, str] = field(default_factory=dict)
+    limits: Limits | None = SESSION_LIMITS
+    tmp_size: int | None = SESSION_TMP_SIZE
 
     @property
     def workdir(self) -> str:
@@ -111,6 +110,12 @@ class SandboxSpec:
     @property
     def home_inside(self) -> str:
         return HOME if self.isolated else str(self.home)
+
+    @property
+    def identity_dir(self) -> Path:
+        """Where the sandbox's passwd, group and hosts are written (beside the socket folder)."""
+        folder = self.gateway_socket.parent
+        return folder.with_name(f"{folder.name}-etc")
 
     @property
     def base_url(self) -> str:
@@ -130,42 +135,49 @@ class SandboxSpec:
     def isolation(self) -> Isolation:
         return isolation_for(self.isolated)
 
+    def profile(self, command: list[str]) -> sandbox.SandboxSpec:
+        """The `agent_session` profile for `command` (the sandbox/ builder's input)."""
+        return agent_session(
+            command,
+            worktree=self.worktree,
+            home=self.home,
+            gateway_socket=self.gateway_socket,
+            forwarder=FORWARDER,
+            identity=self.identity_dir,
+            ro_binds=self.ro_binds,
+            env=self.env,
+            limits=self.limits,
+            tmp_size=self.tmp_size,
+        )
+
     def argv(self, command: list[str]) -> list[str]:
-        """The full command line: bwrap + forwarder + `command`, or `command` when unsandboxed."""
+        """The bubblewrap command line for `command` (what runs inside the host uid switch and
+        staging of `launch`), or `command` itself when unsandboxed. For inspection and logs."""
         if not self.isolated:
             return list(command)
-        args = [
-            "bwrap",
-            "--unshare-all",
-            "--die-with-parent",
-            "--new-session",
-            *SYSTEM_ROOT,
-            *("--symlink", "usr/sbin", "/sbin"),
-            *KERNEL_FS,
-            *("--tmpfs", "/tmp"),
-        ]
-        for etc in ETC_FILES:
-            args += ["--ro-bind-try", etc, etc]
-        args += ["--ro-bind", str(NODE_BIN_DIR.parent), NODE_DIR]
-        args += ["--ro-bind", str(FORWARDER), "/opt/siteos/forward.js"]
-        for inside, host in sorted(self.ro_binds.items()):
-            args += ["--ro-bind", str(host), inside]
-        args += ["--ro-bind", str(self.gateway_socket.parent), GATEWAY_DIR]
-        args += ["--bind", str(self.home), HOME, "--bind", str(self.worktree), WORKDIR]
-        args += ["--remount-ro", "/", "--chdir", WORKDIR, "--clearenv"]
-        env = {"PATH": PATH_INSIDE, "HOME": HOME, "TMPDIR": "/tmp", "LANG": "C.UTF-8", **self.env}
-        for key, value in sorted(env.items()):
-            args += ["--setenv", key, value]
-        socket_inside = f"{GATEWAY_DIR}/{self.gateway_socket.name}"
-        args += [
-            "--",
-            f"{NODE_DIR}/bin/node",
-            "/opt/siteos/forward.js",
-            str(LOOPBACK_PORT),
-            socket_inside,
-            *command,
-        ]
-        return args
+        return sandbox.bwrap_argv(self.profile(command))
+
+    @property
+    def writable(self) -> list[Path]:
+        """The host folders the agent can write (watched against the disk limit)."""
+        return [self.worktree, self.home] if self.isolated else []
+
+    @contextlib.contextmanager
+    def launch(self, command: list[str]) -> Iterator[list[str]]:
+        """The host argv that runs `command`, valid while the context is open: in the sandbox
+        (identity files written, worktree and HOME handed over to the sandbox's host uid, staged
+        binds) or, unsandboxed, `command`. On exit the worktree and HOME are the caller's again,
+        so the harness's git can read the evidence."""
+        if not self.isolated:
+            yield list(command)
+            return
+        write_session_identity(self.identity_dir)
+        try:
+            with host_command(self.profile(command)) as argv:
+                yield argv
+        finally:
+            for path in (self.worktree, self.home):
+                reclaim(path)
 
     def host_env(self) -> dict[str, str]:
         """The environment of the unsandboxed fallback (nothing of the caller's leaks in)."""

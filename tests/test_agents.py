@@ -19,7 +19,10 @@ from records.layout import REPO_ROOT
 from scoring.anonymise import anonymise_diff, identity_pattern
 from scoring.evidence import load_unit
 
-REFERENCE = REPO_ROOT.parent / "shared/reference/opencode-1.17.18/run-format-json-events.jsonl"
+# Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
+REFERENCE = (
+    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
+)
 OPENCODE = AgentInfo(name="opencode", version="1.17.18")
 
 
@@ -60,7 +63,7 @@ def test_a_version_other_than_the_installed_one_is_refused(
 
 
 def test_retrace_rebuilds_missing_traces_and_scoring_reads_them(tmp_path: Path) -> None:
-    assert REFERENCE.is_file(), f"{REFERENCE}: the shared reference events are missing"
+    assert REFERENCE.is_file(), f"{REFERENCE}: the recorded reference events are missing"
     ctx = make_round(tmp_path)
     record = session("strong-builder")
     paths = ctx.paths.unit(record.unit)

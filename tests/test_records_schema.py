@@ -25,9 +25,12 @@ from records.evidence.evaluation import CheckResult, PhaseFacts, PhaseRecord
 from records.evidence.round import RoundRecord
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_record, write_json, write_record
-from records.layout import REPO_ROOT, UnitPaths
+from records.layout import UnitPaths
 
-REFERENCE = REPO_ROOT.parent / "shared/reference/opencode-1.17.18/run-format-json-events.jsonl"
+# Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
+REFERENCE = (
+    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
+)
 
 # Every file-level record (one file each); embedded parts are plain Records. controls.json is a
 # bare list of `ControlRow`s (a contract the site reads as it is).
@@ -48,6 +51,7 @@ ROOTS = {
     "private/code-secret.json": "records.evidence.blind:CodeSecret",
     "packets/index.json": "records.evidence.scoring:PacketIndex",
     "leaderboard.json": "records.evidence.scoring:Leaderboard",
+    "model-leaderboard.json": "records.evidence.scoring:ModelLeaderboard",
     "commands.json": "records.evidence.agent:CommandsRecord",
     "trace.json": "records.evidence.agent:AgentTrace",
 }
@@ -131,7 +135,7 @@ def test_commands_json_bare_list_of_schema_1_loads(tmp_path: Path) -> None:
 
 
 def test_trace_and_commands_from_the_real_writers_load(tmp_path: Path) -> None:
-    assert REFERENCE.is_file(), f"{REFERENCE}: the shared reference events are missing"
+    assert REFERENCE.is_file(), f"{REFERENCE}: the recorded reference events are missing"
     paths = UnitPaths(tmp_path / "unit")
     paths.root.mkdir()
     shutil.copy(REFERENCE, paths.events)

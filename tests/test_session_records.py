@@ -15,8 +15,10 @@ from harness.session.upstream import MissingApiKey
 from records.evidence.gateway import GatewaySummary
 from records.layout import REPO_ROOT, TOOLS_DIR
 
-# The recorded `opencode run --format json` events of a real session (../shared is allowed).
-REFERENCE = REPO_ROOT.parent / "shared/reference/opencode-1.17.18/run-format-json-events.jsonl"
+# Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
+REFERENCE = (
+    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
+)
 
 
 def test_config_points_at_the_proxy_and_denies_the_web() -> None:
@@ -55,7 +57,7 @@ def test_prepare_isolates_home_and_reads_prompt_from_stdin(tmp_path: Path) -> No
 
 
 def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
-    assert REFERENCE.is_file(), f"{REFERENCE}: the shared reference events are missing"
+    assert REFERENCE.is_file(), f"{REFERENCE}: the recorded reference events are missing"
     events = tmp_path / "events.jsonl"
     shutil.copy(REFERENCE, events)
     trace = OpenCodeAgent().read_trace(events)

@@ -24,6 +24,7 @@ evidence/
     reviews/*.csv|*.json              reviewer sheets (human input, never generated)
     unsealing.json                    the operator's explicit unsealing of the code map
     leaderboard.json                  the ranked result
+    model-leaderboard.json            a repeated round ranked by model (mean, median, spread)
 """
 
 from __future__ import annotations
@@ -326,6 +327,11 @@ class RoundPaths:
     @property
     def leaderboard(self) -> Path:
         return self.root / "leaderboard.json"
+
+    @property
+    def model_leaderboard(self) -> Path:
+        """A repeated round ranked by model (scoring/aggregate.py)."""
+        return self.root / "model-leaderboard.json"
 
 
 def round_paths(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundPaths:

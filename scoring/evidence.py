@@ -19,6 +19,7 @@ class RoundContext:
     seed: int
     cohort: Cohort
     paths: RoundPaths
+    repetitions: int = 1
 
     def rel(self, path: Path) -> str:
         """A path relative to the round folder, as explanations cite it."""
@@ -35,6 +36,7 @@ def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContex
         seed=settings.seed,
         cohort=load_cohort(settings.cohort_path),
         paths=round_paths(round_id, evidence_dir or EVIDENCE_DIR),
+        repetitions=settings.repetitions,
     )
 
 

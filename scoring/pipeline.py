@@ -6,6 +6,7 @@ from pathlib import Path
 
 from records.evidence.scoring import Leaderboard
 from records.io import write_record
+from scoring.aggregate import aggregate_round
 from scoring.codes import assign_codes
 from scoring.evidence import RoundContext, load_context, load_unit, unit_ids
 from scoring.leaderboard import build_leaderboard
@@ -27,6 +28,8 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     reviews = read_reviews(ctx.paths.reviews_dir, {e.code for e in codes.codes})
     board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
+    if ctx.repetitions > 1:  # a repeated round is also ranked by model
+        write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
     return board
 
 

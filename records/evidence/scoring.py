@@ -248,3 +248,77 @@ class Leaderboard(Root):
     )
 
 
+
+
+class RepetitionResult(Record):
+    """One repetition of a model as the model leaderboard counts it."""
+
+    repetition: int
+    unit: str | None = Field(description="the counted unit (its replacement when one ran)")
+    status: UnitStatus | Literal["missing", "replacement_pending"]
+    total: float | None = None
+    automated_score: float | None = None
+    provisional: bool = False
+    replaced_unit: str | None = Field(
+        default=None, description="the failed unit this repetition's replacement stands for"
+    )
+    source: str = Field(default="", description="e.g. 'leaderboard.json#units/<unit>'")
+
+
+class ModelRow(Record):
+    """One model across its repetitions: central value, spread, counts, rank."""
+
+    model_key: str
+    display_name: str
+    route: str
+    status: Literal["ranked", "ineligible", "incomplete"]
+    status_reason: str = ""
+    repetitions: list[RepetitionResult]
+    totals: list[float] = Field(description="the counted repetitions' totals, by repetition")
+    mean_total: float | None = None
+    median_total: float | None = None
+    min_total: float | None = None
+    max_total: float | None = None
+    spread: float | None = Field(default=None, description="max_total minus min_total")
+    dimension_means: dict[str, float | None] = Field(
+        default_factory=dict, description="dimension id -> mean points (None: never measured)"
+    )
+    mean_automated: float | None = None
+    mean_cost_usd: float | None = None
+    valid: int = Field(default=0, description="repetitions counted with a score")
+    invalid: int = Field(default=0, description="units of this model with no score, any kind")
+    replaced: int = Field(default=0, description="repetitions counted through a replacement")
+    gate_failed: int = Field(default=0, description="counted repetitions that failed a gate")
+    provisional: bool = False
+    rank: int | None = None
+    advancement: Advancement
+
+
+class ModelRules(Record):
+    ranking: str
+    incomplete: str
+    eligibility: str
+    tie_rule: str
+    advancement: str
+    counts: str
+
+
+class ModelLeaderboard(Root):
+    """`evidence/<round>/model-leaderboard.json`: a repeated round ranked by model, not unit.
+
+    Built from the round's leaderboard.json (cited with its SHA-256) alone; its standing is that
+    board's standing, and no model advances while it is provisional.
+    """
+
+    round_id: str
+    repetitions: int
+    source: str = "leaderboard.json"
+    source_sha256: str
+    standing: Standing
+    standing_reason: str = ""
+    rules: ModelRules
+    fifth_mean: float | None = None
+    advancing: list[str] = Field(description="model keys; empty while provisional")
+    advancing_projected: list[str] = Field(default_factory=list)
+    ties: list[Tie] = Field(default_factory=list, description="equal mean totals (model keys)")
+    models: list[ModelRow]

@@ -9,7 +9,16 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from evaluator.build import LOG_CAP, Workspace, make_workspace, run_step, timed_copy, write_log
+from evaluator.build import (
+    LOG_CAP,
+    STEP_COMMANDS,
+    Workspace,
+    link_node_modules,
+    make_workspace,
+    run_step,
+    timed_copy,
+    write_log,
+)
 from evaluator.checks import CHECK_COUNT, CHECKS
 from evaluator.data import DATA_FILE
 from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
@@ -111,6 +120,28 @@ def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
     ]
 
 
+def _reuse_install(node_modules: Path, workspace: Workspace, files: EvaluationPaths) -> StepLog:
+    """The install step as a hard-linked copy of `node_modules`, logged like a real step."""
+    seconds = link_node_modules(node_modules, workspace)
+    instead = " ".join(STEP_COMMANDS["install"])
+    command = f"cp -al {node_modules} node_modules (reused instead of: {instead})"
+    summary = f"reused an installed node_modules in {seconds:.1f} s"
+    log = files.log("install")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"$ {command}\n# {summary}\n", encoding="utf-8")
+    return StepLog(
+        name="install",
+        command=command,
+        exit_code=0,
+        ok=True,
+        timed_out=False,
+        output_capped=False,
+        duration_s=seconds,
+        log=files.relative(log),
+        summary=summary,
+    )
+
+
 def evaluate(
     app_dir: Path,
     out_dir: Path,
@@ -122,7 +153,11 @@ def evaluate(
     keep_workspace: bool = False,
     check_budget: float | None = None,
     browser_timeout: float = BROWSER_PHASE_TIMEOUT_S,
+    node_modules: Path | None = None,
 ) -> EvaluationResult:
+    """Evaluate the app in `app_dir` into `out_dir`. `node_modules`: an installed node_modules
+    to hard-link in place of `npm ci` (the controls: one install for the reference and every
+    mutant, whose lockfile is the reference's); the install step then records the reuse."""
     start = time.monotonic()
     app_dir = app_dir.resolve()
     out_dir = out_dir.resolve()
@@ -138,11 +173,17 @@ def evaluate(
     evaluator_error: str | None = None
     phase = PhaseRecord()
     try:
-        timings.copy_s = timed_copy(app_dir, workspace)
+        timings.copy_s = timed_copy(app_dir, workspace, npm_cache=node_modules is None)
         ok = {"install": False, "check": False, "build": False}
+        if node_modules is not None:
+            steps.append(_reuse_install(node_modules, workspace, files))
+            ok["install"] = True
+            timings.install_s = steps[-1].duration_s
         for name in ("install", "check", "build"):
             if name != "install" and not ok["install"]:
                 break
+            if name == "install" and node_modules is not None:
+                continue
             result = run_step(workspace, name)
             log = files.relative(files.log(name))
             write_log(files.log(name), result)

@@ -10,9 +10,12 @@ writes evidence/controls.json ([{control, check, expected_score, actual_score,
 expected_failed_checks, actual_failed_checks, gates_failed, match, reason}]) and each control's
 evaluator output under evidence/controls/<control>/; exits non-zero on any mismatch.
 
-Every control is a full evaluation (a private copy, `npm ci --offline`, check, build, browser):
-the install costs a few seconds, so no node_modules sharing is needed. Only the reference keeps
-video, trace and screenshots; the mutants keep result.json, logs and axe.json.
+Every control is a full evaluation (a private copy, check, build, browser, all checks) except the
+install: no mutant touches package.json or the lockfile, so the reference's dependencies are
+installed once (`npm ci --offline` in the build sandbox) and every control gets a hard-linked copy
+of that node_modules (its install log says so); if that one install fails, each control installs
+for itself. Only the reference keeps video, trace and screenshots; the mutants keep result.json,
+logs and axe.json.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from evaluator.build import make_workspace, run_step, timed_copy
 from evaluator.checks import BY_ID
 from evaluator.evaluate import evaluate
 from records.evidence.controls import ControlRow
@@ -99,6 +103,33 @@ def _mutant_order(mutant: str) -> tuple[int, str]:
     return (ids.index(check) if check in ids else len(ids), mutant)
 
 
+DEPENDENCY_FILES = ("package.json", "package-lock.json")
+
+
+def install_once(reference: Path) -> tuple[Path, Path] | None:
+    """`npm ci --offline` of the reference in the build sandbox, once for every control; returns
+    (workspace root to remove, its node_modules), or None when the install failed."""
+    workspace = make_workspace("siteos-controls-deps-")
+    timed_copy(reference, workspace)
+    result = run_step(workspace, "install")
+    if not result.ok:
+        print(f"shared install failed ({result.describe()}); each control installs", flush=True)
+        shutil.rmtree(workspace.root, ignore_errors=True)
+        return None
+    return workspace.root, workspace.app / "node_modules"
+
+
+def touches_dependencies(patch: Path) -> bool:
+    """Whether the patch changes package.json or the lockfile (then it needs its own install)."""
+    text = patch.read_text(encoding="utf-8")
+    return any(
+        f"/{name}" in line
+        for line in text.splitlines()
+        if line.startswith(("+++ ", "--- "))
+        for name in DEPENDENCY_FILES
+    )
+
+
 def default_base() -> Callable[[Path], object]:
     from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
 
@@ -130,72 +161,16 @@ def run_controls(
     out_json = out_json or controls_json(evidence_dir)
     out_dir = out_dir or controls_dir(evidence_dir)
     rows: list[ControlRow] = []
+    shared: tuple[Path, Path] | None = None
     with tempfile.TemporaryDirectory(prefix="siteos-controls-") as tmp:
         reference = Path(tmp) / "reference"
         materialize(reference)
-        for name, mutant in controls:
-            check = check_of(mutant) if mutant else None
-            app = Path(tmp) / name
-            if mutant is not None:
-                shutil.copytree(
-                    reference,
-                    app,
-                    symlinks=True,
-                    ignore=shutil.ignore_patterns("node_modules", "dist"),
-                )
-            else:
-                app = reference
-            expected_failed = [check] if check else []
-            expected = MAX_AUTOMATED - (BY_ID[check].points if check else 0)
-            description = describe(patches[mutant]) if mutant else "the reference solution"
-            gates_expected = expected_gates(patches[mutant]) if mutant else []
-            row = ControlRow(
-                control=name,
-                check=check,
-                description=description,
-                expected_score=expected,
-                actual_score=None,
-                expected_failed_checks=expected_failed,
-                actual_failed_checks=[],
-                gates_failed=[],
-                expected_gates_failed=gates_expected,
-                match=False,
-            )
-            problem = apply_patch(app, patches[mutant]) if mutant else None
-            if problem:
-                row.reason = problem
-                rows.append(row)
-                print(f"{name:28} MISMATCH {problem}", flush=True)
-                continue
-            full = mutant is None
-            result = evaluate(app, out_dir / name, video=full, trace=full, screenshots=full)
-            row.actual_score = result.automated_score
-            row.actual_failed_checks = result.failed_checks
-            row.gates_failed = [g.id for g in result.gates if g.failed]
-            row.result = str(EvaluationPaths(out_dir / name).result.relative_to(out_dir.parent))
-            row.duration_s = result.timings.total_s
-            reasons = []
-            if result.automated_score != expected:
-                reasons.append(f"score {result.automated_score}, expected {expected}")
-            if sorted(result.failed_checks) != sorted(expected_failed):
-                reasons.append(f"failed checks {result.failed_checks}, expected {expected_failed}")
-            if sorted(row.gates_failed) != gates_expected:
-                reasons.append(f"gates failed {row.gates_failed}, expected {gates_expected}")
-            if result.evaluator_errors:
-                reasons.append(f"evaluator errors: {result.evaluator_errors}")
-            for failed in result.checks:
-                if not failed.passed and failed.id not in expected_failed:
-                    for diag in failed.diagnostics[:2]:
-                        reasons.append(f"{failed.id}: expected {diag.expected}; saw {diag.seen}")
-            row.match = not reasons
-            row.reason = "; ".join(reasons)[:2000]
-            rows.append(row)
-            status = "match" if row.match else "MISMATCH " + row.reason[:300]
-            print(
-                f"{name:28} {result.automated_score:2}/{MAX_AUTOMATED}"
-                f" {result.timings.total_s:5.1f}s {status}",
-                flush=True,
-            )
+        shared = install_once(reference)
+        try:
+            _run_each(controls, patches, reference, Path(tmp), out_dir, shared, rows)
+        finally:
+            if shared is not None:
+                shutil.rmtree(shared[0], ignore_errors=True)
     table = [r.model_dump() for r in rows]
     if only and out_json.exists():
         # A partial run updates its rows in the existing table, keeping the others.
@@ -210,3 +185,85 @@ def run_controls(
         print(f"no mutant yet for: {', '.join(missing)}", file=sys.stderr)
     print(f"wrote {out_json}: {len(rows) - len(bad)}/{len(rows)} controls match")
     return 1 if bad or (missing and not only) else 0
+
+
+def _run_each(
+    controls: list[tuple[str, str | None]],
+    patches: dict[str, Path],
+    reference: Path,
+    tmp: Path,
+    out_dir: Path,
+    shared: tuple[Path, Path] | None,
+    rows: list[ControlRow],
+) -> None:
+    """Evaluate every control, appending its row to `rows`."""
+    for name, mutant in controls:
+        check = check_of(mutant) if mutant else None
+        app = tmp / name
+        if mutant is not None:
+            shutil.copytree(
+                reference,
+                app,
+                symlinks=True,
+                ignore=shutil.ignore_patterns("node_modules", "dist"),
+            )
+        else:
+            app = reference
+        expected_failed = [check] if check else []
+        expected = MAX_AUTOMATED - (BY_ID[check].points if check else 0)
+        description = describe(patches[mutant]) if mutant else "the reference solution"
+        gates_expected = expected_gates(patches[mutant]) if mutant else []
+        row = ControlRow(
+            control=name,
+            check=check,
+            description=description,
+            expected_score=expected,
+            actual_score=None,
+            expected_failed_checks=expected_failed,
+            actual_failed_checks=[],
+            gates_failed=[],
+            expected_gates_failed=gates_expected,
+            match=False,
+        )
+        problem = apply_patch(app, patches[mutant]) if mutant else None
+        if problem:
+            row.reason = problem
+            rows.append(row)
+            print(f"{name:28} MISMATCH {problem}", flush=True)
+            continue
+        full = mutant is None
+        deps = (
+            None
+            if shared is None or (mutant and touches_dependencies(patches[mutant]))
+            else shared[1]
+        )
+        result = evaluate(
+            app, out_dir / name, video=full, trace=full, screenshots=full, node_modules=deps
+        )
+        row.actual_score = result.automated_score
+        row.actual_failed_checks = result.failed_checks
+        row.gates_failed = [g.id for g in result.gates if g.failed]
+        row.result = str(EvaluationPaths(out_dir / name).result.relative_to(out_dir.parent))
+        row.duration_s = result.timings.total_s
+        reasons = []
+        if result.automated_score != expected:
+            reasons.append(f"score {result.automated_score}, expected {expected}")
+        if sorted(result.failed_checks) != sorted(expected_failed):
+            reasons.append(f"failed checks {result.failed_checks}, expected {expected_failed}")
+        if sorted(row.gates_failed) != gates_expected:
+            reasons.append(f"gates failed {row.gates_failed}, expected {gates_expected}")
+        if result.evaluator_errors:
+            reasons.append(f"evaluator errors: {result.evaluator_errors}")
+        for failed in result.checks:
+            if not failed.passed and failed.id not in expected_failed:
+                for diag in failed.diagnostics[:2]:
+                    reasons.append(f"{failed.id}: expected {diag.expected}; saw {diag.seen}")
+        row.match = not reasons
+        row.reason = "; ".join(reasons)[:2000]
+        rows.append(row)
+        status = "match" if row.match else "MISMATCH " + row.reason[:300]
+        print(
+            f"{name:28} {result.automated_score:2}/{MAX_AUTOMATED}"
+            f" {result.timings.total_s:5.1f}s {status}",
+            flush=True,
+        )

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from evaluator.checks import CHECKS
-from evaluator.controls.run import check_of, expected_gates, mutant_patches, run_controls
+from evaluator.controls.run import (
+    check_of,
+    expected_gates,
+    mutant_patches,
+    run_controls,
+    touches_dependencies,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -20,6 +26,17 @@ def test_every_check_has_a_mutant() -> None:
     assert sorted({check_of(m) for m in patches}) == sorted(c.id for c in CHECKS)
     assert expected_gates(patches["axe"]) == ["axe-serious"]
     assert expected_gates(patches["venue-detail"]) == []  # a renamed term: the journey holds
+
+
+def test_mutants_share_the_reference_install(tmp_path: Path) -> None:
+    """Controls hard-link one install of the reference: no shipped mutant may change the
+    dependencies, and one that did would be given its own install."""
+    assert not [m for m, patch in mutant_patches().items() if touches_dependencies(patch)]
+    bump = tmp_path / "deps.patch"
+    bump.write_text(
+        "# a new dependency\n--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-{}\n+{ }\n"
+    )
+    assert touches_dependencies(bump)
 
 
 @pytest.mark.timeout(5400)  # one full evaluation per control; the benchmark measures the speed

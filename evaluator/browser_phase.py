@@ -143,7 +143,10 @@ class Session:
         if self.recording is None or self.recording_page is None:
             self.recording = self._context(record=self.opts.video)
             if self.opts.trace:
-                self.recording.tracing.start(screenshots=True, snapshots=True, sources=False)
+                # DOM snapshots for every action; the filmstrip only when no video shows it
+                # (it was most of the trace: ~350 JPEG frames of the same journeys).
+                filmstrip = not self.opts.video
+                self.recording.tracing.start(screenshots=filmstrip, snapshots=True, sources=False)
             self.recording_page = self.recording.new_page()
         return self.recording, self.recording_page
 

@@ -20,6 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--no-video", action="store_true")
     ev.add_argument("--no-trace", action="store_true")
     ev.add_argument("--no-screenshots", action="store_true")
+    ev.add_argument(
+        "--no-evidence",
+        action="store_true",
+        help="no video, trace or screenshots (the same checks and verdicts; for iteration)",
+    )
     ev.add_argument("--keep-workspace", action="store_true", help="keep the temp build folder")
 
     cal = sub.add_parser(
@@ -41,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate(
             args.app_dir,
             args.out,
-            video=not args.no_video,
-            trace=not args.no_trace,
-            screenshots=not args.no_screenshots,
+            video=not (args.no_video or args.no_evidence),
+            trace=not (args.no_trace or args.no_evidence),
+            screenshots=not (args.no_screenshots or args.no_evidence),
             keep_workspace=args.keep_workspace,
         )
         print(summary(result))

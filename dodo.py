@@ -214,7 +214,18 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
 
 @create_after(executed="order")
 def task_unit() -> Iterator[dict[str, Any]]:
-    """Run each scored unit once, in frozen order: one fresh agent session via the proxy."""
+    """Run each scored unit once, in frozen order: one fresh agent session via the proxy
+    (with `max_parallel_sessions` > 1: up to that many at once, started in frozen order)."""
+    if SETTINGS.max_parallel_sessions > 1:
+        units = scheduled_units()
+        yield {
+            "name": "parallel",
+            "actions": [(stage, ["harness.parallel:run_round", ROUND])],
+            "task_dep": ["order"],
+            "targets": [str(PATHS.unit(unit).session) for unit, *_ in units],
+            "uptodate": RUN_ONCE,
+        }
+        return
     previous: str | None = None
     for unit, key, rep, replacement in scheduled_units():
         yield {

@@ -232,6 +232,13 @@ class RoundSettings(Strict):
         description="the round whose final leaderboard writes this round's cohort file "
         "(python -m harness.advance <source> --to <round>)",
     )
+    max_parallel_sessions: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="scored sessions at once, started in frozen order (harness/parallel.py); "
+        "real rounds keep 1 unless the gateway's rate limits allow more",
+    )
     requires_api_key: bool
     notes: str = ""
 

@@ -1,0 +1,220 @@
+"""Up to N scored sessions at once, started strictly in frozen order.
+
+    python -m harness.parallel run ROUND [-n N] [--evidence DIR]
+
+Each unit runs in its own child process (`python -m harness.parallel one ...`, its own process
+group) through `harness.unit.run_unit`, so it keeps everything a serial unit has of its own: a
+fresh scratch folder and worktree, its own gateway (simulator instance or upstream connection),
+its own recording proxy and hard budget, its own evidence folder. A child that crashes or is
+killed affects no other; the next `doit` records it as a harness failure from its `.running`
+marker, as for a serial run.
+
+Order: unit k+1 is launched only once unit k has *started* (its `.running` marker or session.json
+exists, or its child has ended), and only while fewer than N children run. A child refuses to
+start when an earlier unit of the frozen order has not started (`require_started_before`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.session.evidence import read_marker
+from records.inputs import load_round
+from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths, round_paths
+
+
+class ParallelRefused(RuntimeError):
+    """A unit would start before an earlier unit of the frozen order."""
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    unit: str
+    model_key: str
+    repetition: int
+    replacement: int = 0
+
+
+@dataclass
+class Launch:
+    """One child: when it was launched and when its unit was seen started (monotonic seconds)."""
+
+    unit: str
+    process: subprocess.Popen[bytes]
+    launched: float
+    started: float | None = None
+    ended: float | None = None
+    returncode: int | None = None
+    worktree: str | None = None  # from the unit's `.running` marker, once it started
+    runner_pid: int | None = None
+
+
+@dataclass
+class Schedule:
+    launches: list[Launch] = field(default_factory=list)
+
+    @property
+    def start_order(self) -> list[str]:
+        started = [x for x in self.launches if x.started is not None]
+        return [x.unit for x in sorted(started, key=lambda x: x.started or 0.0)]
+
+    @property
+    def most_at_once(self) -> int:
+        """The most children alive at the same moment (from launch and end times)."""
+        events = [(x.launched, 1) for x in self.launches]
+        events += [(x.ended, -1) for x in self.launches if x.ended is not None]
+        alive = peak = 0
+        for _, change in sorted(events, key=lambda e: (e[0], e[1])):
+            alive += change
+            peak = max(peak, alive)
+        return peak
+
+
+def started(paths: RoundPaths, unit: str) -> bool:
+    files = paths.unit(unit)
+    return files.running_marker.exists() or files.session.exists()
+
+
+def require_started_before(paths: RoundPaths, order: list[str], unit: str) -> None:
+    """Refuse unless every unit before `unit` in the frozen order has started."""
+    if unit not in order:
+        return  # documented replacements run after the frozen order
+    for earlier in order[: order.index(unit)]:
+        if not started(paths, earlier):
+            raise ParallelRefused(
+                f"unit {unit!r} starts after {earlier!r} in the frozen order; it has not started"
+            )
+
+
+def child_command(round_id: str, item: Scheduled, evidence_dir: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "harness.parallel", "one", round_id, item.model_key,
+        str(item.repetition), "--replacement", str(item.replacement),
+        "--evidence", str(evidence_dir),
+    ]  # fmt: skip
+
+
+def _reap(running: list[Launch]) -> list[Launch]:
+    alive = []
+    for launch in running:
+        code = launch.process.poll()
+        if code is None:
+            alive.append(launch)
+        else:
+            launch.ended, launch.returncode = time.monotonic(), code
+    return alive
+
+
+def run_parallel(
+    round_id: str,
+    units: list[Scheduled],
+    max_parallel: int,
+    evidence_dir: Path = EVIDENCE_DIR,
+    poll_seconds: float = 0.1,
+    log: bool = True,
+) -> Schedule:
+    """Launch every not-yet-recorded unit in order, at most `max_parallel` at once; wait for all."""
+    if max_parallel < 1:
+        raise ValueError("max_parallel must be at least 1")
+    paths = round_paths(round_id, evidence_dir)
+    schedule = Schedule()
+    running: list[Launch] = []
+    for item in units:
+        if paths.unit(item.unit).session.exists():
+            continue
+        while len(running := _reap(running)) >= max_parallel:
+            time.sleep(poll_seconds)
+        process = subprocess.Popen(  # its own process group: a kill of one spares the others
+            child_command(round_id, item, evidence_dir), cwd=REPO_ROOT, start_new_session=True
+        )
+        launch = Launch(item.unit, process, time.monotonic())
+        schedule.launches.append(launch)
+        running.append(launch)
+        while not started(paths, item.unit) and process.poll() is None:
+            time.sleep(poll_seconds)
+        launch.started = time.monotonic()
+        marker = read_marker(paths.unit(item.unit))
+        if marker is not None:
+            launch.worktree, launch.runner_pid = marker.worktree, marker.runner_pid
+        if log:
+            names = ", ".join(x.unit for x in _reap(running)) or "none"
+            print(f"[parallel {round_id}] started {item.unit}; running: {names}", flush=True)
+    while running := _reap(running):
+        time.sleep(poll_seconds)
+    return schedule
+
+
+def scheduled(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[Scheduled]:
+    """The frozen order, then documented replacements (as dodo's unit tasks list them)."""
+    from harness.order import read_order
+    from harness.replacement import replacement_record
+
+    paths = round_paths(round_id, evidence_dir)
+    items = []
+    for unit in read_order(round_id, evidence_dir).order:
+        key, rep = unit.rsplit("-r", 1)
+        items.append(Scheduled(unit, key, int(rep)))
+    folders = sorted(paths.units_dir.iterdir()) if paths.units_dir.is_dir() else []
+    for folder in folders:
+        if paths.unit(folder.name).replacement.exists():
+            record = replacement_record(paths.unit(folder.name))
+            key, rest = record.replacement_unit.rsplit("-r", 1)
+            rep, number = rest.split("-x")
+            items.append(Scheduled(record.replacement_unit, key, int(rep), int(number)))
+    return items
+
+
+def run_round(
+    round_id: str, max_parallel: int | None = None, evidence_dir: Path = EVIDENCE_DIR
+) -> bool:
+    """Every outstanding unit of the round, `max_parallel_sessions` at once; True when all
+    children ended cleanly."""
+    limit = max_parallel or load_round(round_id).max_parallel_sessions
+    schedule = run_parallel(round_id, scheduled(round_id, evidence_dir), limit, evidence_dir)
+    return all(x.returncode == 0 for x in schedule.launches)
+
+
+def _one(args: argparse.Namespace) -> int:
+    from harness.order import read_order
+    from harness.unit import run_unit
+
+    paths = round_paths(args.round, args.evidence)
+    unit = f"{args.model}-r{args.repetition}"
+    if not args.replacement:
+        require_started_before(paths, read_order(args.round, args.evidence).order, unit)
+    record = run_unit(
+        args.round, args.model, args.repetition, replacement=args.replacement,
+        evidence_dir=args.evidence, check_order=False,
+    )  # fmt: skip
+    print(f"{record.unit}: {record.stop_status}/{record.validity}", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.parallel", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run the round's outstanding units in parallel")
+    run.add_argument("round")
+    run.add_argument("-n", type=int, default=None, help="at most N at once (default: round file)")
+    one = commands.add_parser("one", help="one unit (the scheduler's child)")
+    one.add_argument("round")
+    one.add_argument("model")
+    one.add_argument("repetition", type=int)
+    one.add_argument("--replacement", type=int, default=0)
+    for sub in (run, one):
+        sub.add_argument("--evidence", type=Path, default=EVIDENCE_DIR)
+    args = parser.parse_args(argv)
+    if args.command == "one":
+        return _one(args)
+    return 0 if run_round(args.round, args.n, args.evidence) else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

@@ -312,7 +312,10 @@ def task_score() -> dict[str, Any]:
             *[str(p) for p in (PATHS.unsealing,) if p.exists()],
             *SCORING_FILES,
         ],
-        "targets": [str(PATHS.leaderboard)],
+        "targets": [
+            str(PATHS.leaderboard),
+            *([str(PATHS.model_leaderboard)] if SETTINGS.repetitions > 1 else []),
+        ],
     }
 
 

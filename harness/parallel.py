@@ -175,7 +175,13 @@ def run_round(
 ) -> bool:
     """Every outstanding unit of the round, `max_parallel_sessions` at once; True when all
     children ended cleanly."""
-    limit = max_parallel or load_round(round_id).max_parallel_sessions
+    settings = load_round(round_id)
+    limit = max_parallel or settings.max_parallel_sessions
+    if settings.kind == "real" and limit != settings.max_parallel_sessions:
+        raise ParallelRefused(
+            f"round {round_id!r} is real: it runs {settings.max_parallel_sessions} at once as its "
+            "round file says (max_parallel_sessions, frozen), not -n"
+        )
     schedule = run_parallel(round_id, scheduled(round_id, evidence_dir), limit, evidence_dir)
     return all(x.returncode == 0 for x in schedule.launches)
 
@@ -210,9 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     for sub in (run, one):
         sub.add_argument("--evidence", type=Path, default=EVIDENCE_DIR)
     args = parser.parse_args(argv)
-    if args.command == "one":
-        return _one(args)
-    return 0 if run_round(args.round, args.n, args.evidence) else 1
+    try:
+        if args.command == "one":
+            return _one(args)
+        return 0 if run_round(args.round, args.n, args.evidence) else 1
+    except ParallelRefused as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

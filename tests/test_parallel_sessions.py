@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 from session_support import demo_round
 
-from harness.parallel import ParallelRefused, Schedule, require_started_before, run_parallel
+from harness.parallel import (
+    ParallelRefused,
+    Schedule,
+    require_started_before,
+    run_parallel,
+    run_round,
+)
 from harness.parallel import scheduled as scheduled_units
 from harness.session.sandbox import bwrap_available
 from harness.unit import run_unit
@@ -50,6 +56,8 @@ def test_a_unit_refuses_to_start_before_an_earlier_one(evidence: Path, tmp_path:
     with pytest.raises(ParallelRefused, match="after 'idle-r1'"):
         require_started_before(paths, UNITS, "idle-r2")
     require_started_before(paths, UNITS, "idle-r1")
+    with pytest.raises(ParallelRefused, match="as its round file says"):
+        run_round("round-0", 4, tmp_path)
 
 
 def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others(

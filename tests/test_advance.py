@@ -12,7 +12,7 @@ from records.evidence.gateway import Tokens
 from records.evidence.scoring import Advancement, Leaderboard, LeaderboardRow
 from records.hashing import file_sha256
 from records.inputs import load_cohort, load_round
-from records.io import RecordError, write_record
+from records.io import RecordError, read_record, write_record
 from records.layout import BENCHMARK_DIR, round_paths
 
 SOURCE = load_cohort(load_round("round-0").cohort_path)
@@ -102,3 +102,16 @@ def test_round_1_settings_and_the_missing_cohort_message(
     monkeypatch.setattr("records.inputs.BENCHMARK_DIR", tmp_path)
     with pytest.raises(RecordError, match=r"run python -m harness.advance round-0 --to round-1"):
         load_round("round-1")
+
+
+def test_a_sealed_board_names_units_and_still_advances_exactly_them(tmp_path: Path) -> None:
+    """A sealed board masks codes into unit ids (scoring/sealing.py); advance reads either."""
+    evidence = tmp_path / "evidence"
+    path, advancing = write_board(evidence, final=True)
+    board = read_record(path, Leaderboard)
+    for r in board.units:
+        r.candidate_code = None
+    board.advancing = [f"{k}-r1" for k in advancing]
+    write_record(path, board)
+    cohort = advance("round-0", "round-1", evidence_dir=evidence, out=tmp_path / "c.json")
+    assert [c.key for c in cohort.candidates] == advancing

@@ -15,6 +15,7 @@ import pytest
 
 from harness.session.process import ProcessOutcome, run_process
 from harness.session.sandbox import FORWARDER, SandboxSpec, bwrap_available
+from harness.session.worktree import final_diff, git_init
 from records.layout import REPO_ROOT
 from sandbox import Limits, MiB, bwrap_argv
 from sandbox.profiles import SESSION_LIMITS, SESSION_TMP_SIZE
@@ -189,3 +190,27 @@ def test_the_command_line_comes_from_the_session_profile(tmp_path: Path) -> None
     assert tail[tail.index("--", 1) + 1 :][-2:] == ["opencode", "run"]
     unsandboxed = SandboxSpec(spec.worktree, spec.home, spec.gateway_socket, isolated=False)
     assert unsandboxed.argv(["opencode", "run"]) == ["opencode", "run"]
+
+
+def test_the_agents_git_config_never_runs_on_the_host(tmp_path: Path) -> None:
+    """The evidence diff is read through the harness's copy of the starter repository: hooks, an
+    fsmonitor, a clean filter or an external diff the agent sets in its `.git` never run."""
+    root = tmp_path / "wt"
+    root.mkdir()
+    (root / "a.txt").write_text("starter\n")
+    base = git_init(root)
+    marker = tmp_path / "ran-on-host"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    evil.chmod(0o755)
+    with (root / ".git" / "config").open("a") as config:
+        config.write(
+            f'[core]\n\tfsmonitor = "{evil}"\n[filter "x"]\n\tclean = "{evil}"\n'
+            f'[diff]\n\texternal = "{evil}"\n[diff "x"]\n\ttextconv = "{evil}"\n'
+        )
+    (root / ".gitattributes").write_text("* filter=x diff=x\n")
+    (root / "a.txt").write_text("changed by the agent\n")
+    diff = final_diff(root, base).decode()
+    assert not marker.exists()
+    assert "+changed by the agent" in diff and "+* filter=x diff=x" in diff
+    assert ".git/config" not in diff

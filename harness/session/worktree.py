@@ -3,6 +3,11 @@
 The copy is hashed exactly like the freeze stage hashes `app-starter/` (`records.hashing`), so the
 unit can prove it started from the frozen bytes. Dependencies come from a private, writable copy of
 the warm npm cache, offline. After the session: the diff against the starter commit and an archive.
+
+The harness never runs git on the agent's `.git` (the agent could set `core.fsmonitor`, a clean
+filter or `diff.external` there, which the harness's git would run on the host): `git_init` keeps
+a copy of the starter repository beside the worktree (`base_git_dir`), and `final_diff` runs
+against that copy with the worktree as its work tree.
 """
 
 from __future__ import annotations
@@ -33,7 +38,14 @@ class WorktreeError(RuntimeError):
     """The worktree could not be prepared (a harness failure, never the model's)."""
 
 
-def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+def base_git_dir(root: Path) -> Path:
+    """The harness's own copy of the starter repository of worktree `root` (beside it)."""
+    return root.with_name(f"{root.name}.git")
+
+
+def _git(
+    root: Path, *args: str, check: bool = True, git_dir: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(root),
@@ -41,8 +53,11 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
         "GIT_CONFIG_GLOBAL": os.devnull,
         **GIT_IDENTITY,
     }
+    if git_dir is not None:
+        env.update({"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(root)})
+    safe = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "core.fsmonitor=")
     result = subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args],
+        ["git", *safe, *args],
         cwd=root,
         env=env,
         capture_output=True,
@@ -68,6 +83,7 @@ def git_init(root: Path) -> str:
     exclude.write_text("node_modules/\ndist/\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "--allow-empty", "-m", "starter")
+    shutil.copytree(root / ".git", base_git_dir(root), symlinks=True)
     return _git(root, "rev-parse", "HEAD").stdout.decode().strip()
 
 
@@ -110,9 +126,14 @@ def create_worktree(dest: Path, npm_cache: Path, starter: Path = STARTER_DIR) ->
 
 
 def final_diff(root: Path, base: str) -> bytes:
-    """Everything the session changed against the starter commit (new files too, binary-safe)."""
-    _git(root, "add", "-A", check=False)
-    return _git(root, "diff", "--cached", "--binary", base, check=False).stdout
+    """Everything the session changed against the starter commit (new files too, binary-safe),
+    read through the harness's copy of the repository (the agent's `.git` is never used)."""
+    git_dir = base_git_dir(root)
+    if not git_dir.is_dir():
+        raise WorktreeError(f"{git_dir} is missing: the starter repository copy of {root}")
+    _git(root, "add", "-A", check=False, git_dir=git_dir)
+    diff = ("diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv", base)
+    return _git(root, *diff, check=False, git_dir=git_dir).stdout
 
 
 def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:

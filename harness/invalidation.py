@@ -9,6 +9,11 @@ Retries: the agent repeating a request after an upstream error that delivered no
 transport retry (recorded, same step, not an invalidation); a repeat after a delivered completion
 is a harness retry (invalid). A request that got only keep-alives past the outage window is a
 provider stall: the unit is a provider outage (replaceable) even if it ran to the time ceiling.
+
+A changed prompt or starter is never a harness failure: the runner refuses to start the session,
+and the unit is invalid and not replaceable. Human intervention holds by construction: the agent
+runs in its own session (no controlling TTY) and its stdin is closed after the prompt bytes, so
+session.json records that basis (`human_intervention_basis`).
 """
 
 from __future__ import annotations
@@ -88,11 +93,20 @@ class UnitFacts:
     harness_error: str = ""
 
 
+INPUTS_CHANGED = (
+    "refused to start: the prompt or starter differs from the frozen round, so no session ran. "
+    "Invalid and not replaceable (our inputs changed, not the model or the provider): restore "
+    "the frozen inputs or create a new round"
+)
+
+
 def _failure(facts: UnitFacts) -> tuple[FailureClass, str]:
     gw = facts.gateway
     classes = set(gw.error_classes)
     if facts.harness_error:
         return "harness", facts.harness_error
+    if facts.hash_problems and facts.stop_status == "not_started":
+        return "none", INPUTS_CHANGED  # invalid by its hash reasons; never a harness failure
     if gw.stalls and facts.stop_status != "completed":
         wait = (gw.longest_keepalive_wait_ms or 0) / 1000
         return "provider_outage", (
@@ -124,6 +138,8 @@ def assess(facts: UnitFacts) -> Assessment:
     """Validity, failure class and reasons (an empty reason list means valid)."""
     failure, detail = _failure(facts)
     reasons = [f"prompt/starter: {p}" for p in facts.hash_problems]
+    if detail == INPUTS_CHANGED:
+        reasons.append(INPUTS_CHANGED)
     if facts.identity.verdict == "contradicts":
         reasons.append(
             f"identity contradicts the freeze: observed {facts.identity.contradictions}, requested "

@@ -2,7 +2,7 @@
 
 `real_evidence(base)` returns (round id, evidence folder), built once per test session:
 - with SITEOS_SITE_EVIDENCE=<evidence folder> (e.g. what `./scripts/demo` wrote, holding
-  `demo/leaderboard.json`), a copy of that demo round's evidence;
+  `demo/leaderboard.json` and `controls.json`), a copy of that round's evidence;
 - otherwise the `demo-smoke` round run through doit into `base` (real OpenCode sessions against
   the project's simulator, real evaluations in Chromium, the packets and scoring stages) plus two
   evaluator controls (the reference and one mutant) from `python -m evaluator controls`.
@@ -72,23 +72,27 @@ def real_evidence(base: Path) -> tuple[str, Path]:
         return _BUILT[base]
     evidence = base / "evidence"
     given = os.environ.get("SITEOS_SITE_EVIDENCE")
-    if given:
-        source = Path(given)
-        for needed in ("demo/leaderboard.json", "controls.json"):
-            if not (source / needed).is_file():
-                raise AssertionError(f"SITEOS_SITE_EVIDENCE={given}: no {needed}")
-        shutil.copytree(source / "demo", evidence / "demo", ignore=_ignored)
-        for extra in ("controls.json", "controls"):
-            if (source / extra).is_dir():
-                shutil.copytree(source / extra, evidence / extra)
-            elif (source / extra).is_file():
-                shutil.copyfile(source / extra, evidence / extra)
-        round_id = "demo"
-    else:
-        round_id = smoke_round(evidence)
+    round_id = copy_given(Path(given), evidence) if given else smoke_round(evidence)
     review_first_packet(round_id, evidence)
     _BUILT[base] = (round_id, evidence)
     return _BUILT[base]
+
+
+def copy_given(source: Path, evidence: Path) -> str:
+    """Copy a finished demo (or demo-smoke) round and the controls from `source`."""
+    round_id = next(
+        (r for r in ("demo", "demo-smoke") if (source / r / "leaderboard.json").is_file()), None
+    )
+    if round_id is None or not (source / "controls.json").is_file():
+        raise AssertionError(
+            f"SITEOS_SITE_EVIDENCE={source}: needs demo/ or demo-smoke/ with a leaderboard.json, "
+            "and controls.json"
+        )
+    shutil.copytree(source / round_id, evidence / round_id, ignore=_ignored)
+    shutil.copyfile(source / "controls.json", evidence / "controls.json")
+    if (source / "controls").is_dir():
+        shutil.copytree(source / "controls", evidence / "controls")
+    return round_id
 
 
 def _ignored(folder: str, names: list[str]) -> list[str]:

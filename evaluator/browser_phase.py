@@ -3,7 +3,7 @@
     unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
         python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE
 
-It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the 15 checks and
+It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the scored checks and
 writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
 the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json, and page-text.json (each
 screenshot's visible text, title, alt/aria-label/title/placeholder texts and meta tags, which the

@@ -10,7 +10,6 @@ rebuild costs a copy.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from records.hashing import file_sha256
 from records.layout import BUILD_DIR
 
 THUMB_WIDTH = 400  # CSS px of a grid cell (about 200) at 2x
@@ -29,14 +29,6 @@ VIDEO_ARGS = ("-vf", f"scale={VIDEO_WIDTH}:-2,fps=8", "-c:v", "libvpx-vp9", "-b:
               "-crf", "50", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1",
               "-threads", "2", "-an")  # fmt: skip
 CACHE_VERSION = "2"
-
-
-def digest(path: Path) -> str:
-    sha = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def _thumbnail(source: Path, target: Path) -> None:
@@ -78,7 +70,7 @@ class MediaStore:
     def _make(
         self, source: Path, kind: str, suffix: str, convert: Callable[[Path, Path], None]
     ) -> str:
-        key = digest(source)
+        key = file_sha256(source)
         if (key, kind) in self._done:
             return self._done[(key, kind)]
         name = f"{key[:20]}{suffix}"
@@ -88,7 +80,7 @@ class MediaStore:
             partial = cached.with_name(f".{name}.part{suffix}")
             convert(source, partial)
             partial.replace(cached)
-        output = digest(cached)  # two sources can convert to the same bytes: publish them once
+        output = file_sha256(cached)  # two sources can convert to the same bytes: publish them once
         rel = self._outputs.setdefault(output, f"{self.folder}/{kind}/{name}")
         if not (self.docs / rel).is_file():
             (self.docs / rel).parent.mkdir(parents=True, exist_ok=True)

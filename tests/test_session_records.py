@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.opencode import OpenCodeAgent, opencode_config
+from harness.agents.opencode import OpenCodeAgent, edited_paths, opencode_config
 from harness.invalidation import REQUIRED_EVIDENCE, UnitFacts, assess, check_identity
 from harness.preflight import run_preflight
 from harness.session.sandbox import FORWARDER, SandboxSpec
@@ -71,6 +71,18 @@ def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
     assert trace.edits == ["/worktree/hello.txt"]
     assert all(e.timestamp for e in [*trace.tool_calls, *trace.messages, *trace.commands])
     assert trace.agent.name == "opencode" and "OpenCode" in trace.identity.names
+
+
+def test_apply_patch_edits_name_their_files() -> None:
+    """OpenCode offers gpt- routes apply_patch instead of write/edit: the trace records the files
+    the patch names, so a probe edit through apply_patch counts as an edit of the probe file."""
+    patch = (
+        "*** Begin Patch\n*** Update File: probe.txt\n@@\n-probe 1 pending\n+probe 1 ok\n"
+        "*** Add File: src/new.ts\n+export {}\n*** End Patch"
+    )
+    assert edited_paths("apply_patch", {"patchText": patch}) == ["probe.txt", "src/new.ts"]
+    assert edited_paths("write", {"filePath": "/wt/a.txt", "content": "x"}) == ["/wt/a.txt"]
+    assert edited_paths("apply_patch", {"patchText": "not a patch"}) == ["apply_patch"]
 
 
 def test_identity_family_and_verdicts() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ DISABLE_FLAGS = (
     "OPENCODE_DISABLE_PROJECT_CONFIG",
 )
 EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")
+# apply_patch (offered instead of edit/write to ids containing "gpt-") names its files in the patch
+PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.M)
 PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
 IDENTITY = AgentIdentity(
     names=["OpenCode", "open-code"],
@@ -212,7 +215,17 @@ def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
         if tool == "bash":
             trace.commands.append(_command(call_id, state, inputs, ts, source))
         elif tool in EDIT_TOOLS and status == "completed":
-            trace.edits.append(str(inputs.get("filePath") or inputs.get("path") or tool))
+            trace.edits.extend(edited_paths(tool, inputs))
+
+
+def edited_paths(tool: str, inputs: dict[str, Any]) -> list[str]:
+    """The files an edit tool call changed: its path argument, or every file its patch names."""
+    path = inputs.get("filePath") or inputs.get("path")
+    if path:
+        return [str(path)]
+    patch = inputs.get("patchText")
+    found = PATCH_FILE.findall(patch) if isinstance(patch, str) else []
+    return found or [tool]
 
 
 def _command(

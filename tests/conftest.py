@@ -22,11 +22,13 @@ def frozen_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-# --- parallel runs (scripts/test: pytest -n 2 --dist loadgroup) ------------------------------
-# Every test file is one xdist group, so a module-scoped fixture (a whole demo round, a smoke
-# round, a gateway) is built once, on one worker; files that share one built round through
-# `site_fixture.real_evidence` form a single group. The heaviest groups are queued first so they
-# run side by side instead of one long file finishing last. Their tests (fixture setup included
+# --- parallel runs (scripts/test: pytest -n 2 --dist loadfile) -------------------------------
+# Every test file runs on one worker, so a module-scoped fixture (a whole demo round, a smoke
+# round, a gateway) is built once; the site test files share one built round across workers
+# through `site_fixture.real_evidence` (a file lock). (`--dist loadgroup` with `xdist_group`
+# marks does not group under this pytest: tests of one file ran on both workers, each building
+# the whole demo round.) The heaviest files are queued first so they run side by side instead
+# of one long file finishing last. Their tests (fixture setup included
 # in pytest-timeout's count) get a timeout sized for a loaded two-core machine.
 SHARED_GROUPS = {
     "test_site_audit.py": "site-evidence",
@@ -56,6 +58,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank.get(_group(item), len(rank)))  # stable: file order kept
     for item in items:
         group = _group(item)
-        item.add_marker(pytest.mark.xdist_group(group))
         if group in rank and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(HEAVY_TIMEOUT_S))

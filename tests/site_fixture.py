@@ -12,6 +12,7 @@ packet's code and the scoring stage re-scores, so the site shows reviewed and pe
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -67,13 +68,29 @@ def review_first_packet(round_id: str, evidence: Path) -> str | None:
 
 
 def real_evidence(base: Path) -> tuple[str, Path]:
-    """(round id, evidence folder) for the site tests; built once per `base`."""
+    """(round id, evidence folder) for the site tests; built once per `base`.
+
+    Under pytest-xdist the site test files may run on different workers: they share one folder
+    beside the workers' own (`<session tmp>/<base name>`), and a file lock lets the first worker
+    build it while the others wait, so the round is built once per test session, not per worker.
+    """
     if base in _BUILT:
         return _BUILT[base]
-    evidence = base / "evidence"
-    given = os.environ.get("SITEOS_SITE_EVIDENCE")
-    round_id = copy_given(Path(given), evidence) if given else smoke_round(evidence)
-    review_first_packet(round_id, evidence)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    shared = base.parent.parent / base.name if base.parent.name == f"popen-{worker}" else base
+    shared.mkdir(parents=True, exist_ok=True)
+    evidence = shared / "evidence"
+    built = shared / "built-round.txt"
+    with (shared.parent / f"{shared.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if built.is_file():
+            round_id = built.read_text(encoding="utf-8").strip()
+        else:
+            shutil.rmtree(evidence, ignore_errors=True)  # a worker that died mid-build
+            given = os.environ.get("SITEOS_SITE_EVIDENCE")
+            round_id = copy_given(Path(given), evidence) if given else smoke_round(evidence)
+            review_first_packet(round_id, evidence)
+            built.write_text(round_id + "\n", encoding="utf-8")
     _BUILT[base] = (round_id, evidence)
     return _BUILT[base]
 

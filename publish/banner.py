@@ -99,6 +99,13 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
     )
 
 
+def round_label(evidence: RoundEvidence) -> str:
+    """The banner's first sentence as plain text (for pages outside the MkDocs theme)."""
+    facts = round_facts(evidence)
+    note = f": {facts.kind_note}" if facts.kind_note else ""
+    return f"{facts.kind_label} {facts.round_id}{note}."
+
+
 def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
     """The banner's HTML; `@BASE@` stands for the page's relative path to the site root."""
     facts = round_facts(evidence)

@@ -58,6 +58,7 @@ class Published:
     docs: Path
     transcripts: dict[str, str] = field(default_factory=dict)  # unit -> docs-relative page
     unsealed: bool = False  # review sheets may be published (codes are no longer sealed)
+    label: str = ""  # what kind of round this is, on every viewer page as on every site page
     _done: dict[str, str | None] = field(default_factory=dict)
     _anchors: dict[str, set[str]] = field(default_factory=dict)  # viewer -> ids it has
 
@@ -101,7 +102,8 @@ class Published:
         view_rel = f"evidence/{rel}.html"
         text = source.read_text(encoding="utf-8", errors="replace")
         (self.docs / view_rel).parent.mkdir(parents=True, exist_ok=True)
-        html = viewer_html(rel, text, size, Path(raw_rel).name if raw_copied else None, view_rel)
+        raw_name = Path(raw_rel).name if raw_copied else None
+        html = viewer_html(rel, text, size, raw_name, view_rel, self.label)
         (self.docs / view_rel).write_text(html, encoding="utf-8")
         self._anchors[view_rel] = set(re.findall(r' id="([^"]+)"', html))
         return view_rel
@@ -169,8 +171,10 @@ def _lines(text: str) -> str:
     return "\n".join(out)
 
 
-def viewer_html(rel: str, text: str, size: int, raw_name: str | None, view_rel: str) -> str:
-    """A standalone, UTF-8 declared page showing one evidence file."""
+def viewer_html(
+    rel: str, text: str, size: int, raw_name: str | None, view_rel: str, label: str = ""
+) -> str:
+    """A standalone, UTF-8 declared page showing one evidence file (`label`: the round's kind)."""
     depth = view_rel.count("/")
     home = "../" * depth
     shown = text[:VIEW_LIMIT]
@@ -183,7 +187,9 @@ def viewer_html(rel: str, text: str, size: int, raw_name: str | None, view_rel: 
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(rel)} · siteos-bench evidence</title><style>{VIEWER_CSS}</style>"
         f'</head><body><header><a href="{home}index.html">siteos-bench results</a> · '
-        f'<a href="{home}leaderboard.html">leaderboard</a></header><main>'
+        f'<a href="{home}leaderboard.html">leaderboard</a>'
+        + (f'<p class="kind">{escape(label)}</p>' if label else "")
+        + "</header><main>"
         f"<h1>evidence/{escape(rel)}</h1><p>{note}{raw}</p>"
         f"<pre>{_lines(shown)}</pre></main></body></html>\n"
     )

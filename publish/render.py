@@ -24,7 +24,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from publish.banner import round_banner, round_facts
+from publish.banner import round_banner, round_facts, round_label
 from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
 from publish.linkcheck import check_site
@@ -371,6 +371,7 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         round_id=evidence.round_id,
         docs=docs,
         unsealed=bool(board is not None and getattr(board, "standing", "") == "final"),
+        label=round_label(evidence),
     )
     media = MediaStore(docs)
     by_unit = {r.unit: r for r in rows}

@@ -344,3 +344,15 @@ def test_rehearsal_smoke_subset_is_verbatim_round0() -> None:
     assert smoke.model_dump(exclude={"round_id", "title", "cohort", "simulation", "notes"}) == (
         full.model_dump(exclude={"round_id", "title", "cohort", "simulation", "notes"})
     )
+
+
+def test_evidence_viewer_pages_carry_the_round_label() -> None:
+    """The site's evidence viewers sit outside the MkDocs theme; they say what round it is too."""
+    from publish.published import viewer_html
+
+    label = "Rehearsal round round-0-rehearsal: every model is a script <simulated>."
+    page = viewer_html(
+        "round-0-rehearsal/order.json", "{}", 2, "order.json", "evidence/x.html", label
+    )
+    assert '<p class="kind">Rehearsal round round-0-rehearsal: every model is a script &lt;' in page
+    assert '<p class="kind">' not in viewer_html("r/o.json", "{}", 2, None, "evidence/x.html")

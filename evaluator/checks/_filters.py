@@ -88,22 +88,24 @@ def set_guests(controls: Controls, value: str) -> None:
     controls.guests.blur()
 
 
-# Polls (in the page) until the visible card names equal `want` or `maxMs` pass; then returns
-# them with the texts of the polite live regions. `before` runs first (e.g. a click).
+# Polls (in the page) until the visible cards' link paths equal `want` or `maxMs` pass; then
+# returns their paths and names with the texts of the polite live regions. A card is identified
+# by where it links (`/venues/<slug>`), not by its text: the names' wording is
+# catalogue-listing's business, so a shortened title never fails the filter journey too.
 _POLL_RESULTS = (
     "const links = ("
     + VENUE_LINKS_JS
     + """);
   const counts = () => [...document.querySelectorAll('[role=status],[aria-live=polite]')]
     .map(e => (e.textContent || '').replace(/\\s+/g, ' ').trim());
-  const same = (a) => a.length === want.length && a.every((n, i) => n === want[i]);
+  const same = (a) => a.length === want.length && a.every((l, i) => l.path === want[i]);
   const t0 = performance.now();
-  let names = links().map(l => l.name);
-  while (!same(names) && performance.now() - t0 < maxMs) {
+  let seen = links();
+  while (!same(seen) && performance.now() - t0 < maxMs) {
     await new Promise(r => setTimeout(r, 25));
-    names = links().map(l => l.name);
+    seen = links();
   }
-  return { names, counts: counts() };"""
+  return { paths: seen.map(l => l.path), names: seen.map(l => l.name), counts: counts() };"""
 )
 WAIT_RESULTS_JS = "async ([want, maxMs]) => {" + _POLL_RESULTS + "}"
 # A click, or a committed value (what a selection or typing then leaving the field does: the
@@ -126,18 +128,30 @@ ACT_THEN_WAIT_JS = (
 )
 
 
-def wait_for_results(
-    ctx: CheckContext, expected: list[str], timeout_ms: int = 3000
-) -> tuple[list[str], list[str]]:
-    """Wait (in the page, one round trip) until the visible card names equal `expected`;
-    returns the names last seen and the texts of the polite live regions then."""
+@dataclass(frozen=True)
+class Results:
+    """The visible venue cards after a change (link paths and names, in page order) and the
+    texts of the polite live regions then."""
+
+    paths: list[str]
+    names: list[str]
+    counts: list[str]
+
+
+def venue_path(slug: str) -> str:
+    return f"/venues/{slug}"
+
+
+def wait_for_results(ctx: CheckContext, expected: list[str], timeout_ms: int = 3000) -> Results:
+    """Wait (in the page, one round trip) until the visible cards link to `expected` (paths, in
+    order); returns what was last seen."""
     got: dict[str, list[str]] = ctx.page.evaluate(WAIT_RESULTS_JS, [expected, timeout_ms])
-    return got["names"], got["counts"]
+    return Results(got["paths"], got["names"], got["counts"])
 
 
 def act_then_results(
     control: Locator, value: str | None, expected: list[str], timeout_ms: int = 3000
-) -> tuple[list[str], list[str]]:
+) -> Results:
     """Click `control` (value None: its activation behaviour and events) or commit `value` to it
     (set, `input`, `change`) and wait for the results, all in one round trip: the sweeps' fast
     path, after the same control was first operated through Playwright's real input."""
@@ -145,7 +159,7 @@ def act_then_results(
     got: dict[str, list[str]] = control.evaluate(
         ACT_THEN_WAIT_JS, [action, value, expected, timeout_ms]
     )
-    return got["names"], got["counts"]
+    return Results(got["paths"], got["names"], got["counts"])
 
 
 def wait_for_names(ctx: CheckContext, expected: list[str], timeout_ms: int = 3000) -> list[str]:

@@ -4,10 +4,11 @@ and listing every area, a "Minimum guests" number input) and apply immediately. 
 settled page, without reloads, it sweeps: every type alone (checked, then unchecked) and a few
 seeded combinations (any checked type matches), every area alone (each non-ASCII one too),
 guest counts at each of a seeded subset of capacities -1/0/+1 (capacity >= value, the boundary
-included), then all three together; after every change exactly the matching venues are shown in
-data order with the count "N venues" / "1 venue" in a polite live region (role="status" or
-aria-live="polite"); a filter set with no match shows "No venues match" and a "Clear filters"
-button that resets every control and brings back all 14 venues."""
+included), then all three together; after every change exactly the matching venues are shown
+(cards identified by the venue page they link to) in data order with the count "N venues" /
+"1 venue" in a polite live region (role="status" or aria-live="polite"); a filter set with no
+match shows "No venues match" and a "Clear filters" button that resets every control and brings
+back all 14 venues."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from evaluator.checks._filters import (
     control_state,
     find_controls,
     set_guests,
+    venue_path,
     wait_for_results,
 )
 from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
@@ -42,27 +44,29 @@ class Sweep:
     def expect(
         self,
         step: str,
-        expected: list[str],
+        expected: list[Venue],
         control: Locator | None = None,
         value: str | None = None,
     ) -> None:
         """Judge the results of a change: made before, or now in the page on `control` (a
-        click, or committing `value`)."""
+        click, or committing `value`). Cards are matched by the venue page they link to."""
         ctx = self.ctx
         timeout = 3000 if self.wrong < 2 else 300
+        want = [venue_path(v.slug) for v in expected]
         if control is None:
-            seen, regions = wait_for_results(ctx, expected, timeout)
+            seen = wait_for_results(ctx, want, timeout)
         else:
-            seen, regions = act_then_results(control, value, expected, timeout)
-        if seen != expected:
+            seen = act_then_results(control, value, want, timeout)
+        if seen.paths != want:
             self.wrong += 1
             ctx.problem(
-                f"after {step}: {len(expected)} cards: {short_list(expected)}",
-                f"{len(seen)} cards: {short_list(seen)}",
+                f"after {step}: {len(expected)} cards: {short_list([v.name for v in expected])}",
+                f"{len(seen.names)} cards: {short_list(seen.names)}",
                 "h2/h3 > link",
                 critical=True,
             )
             return
+        regions = seen.counts
         if not any(has_count(text, len(expected)) for text in regions):
             ctx.problem(
                 f'after {step}: a polite live region (role="status" or aria-live="polite") '
@@ -114,38 +118,34 @@ def _check_area_options(ctx: CheckContext, controls: Controls) -> None:
         )
 
 
-def _names(venues: list[Venue]) -> list[str]:
-    return [v.name for v in venues]
-
-
 def _sweep(ctx: CheckContext, controls: Controls, sweep: Sweep) -> None:
     """Every type alone, seeded combinations, every area alone, guest boundaries."""
     data = ctx.data
-    everything = _names(data.venues)
+    everything = data.venues
     # Each type is first checked as a visitor does (Playwright's click, with its actionability
     # checks); the other changes are made in the page, one round trip each with the wait.
     for slug, label in TYPE_LABELS.items():
         box = controls.types[slug]
         box.check()
-        sweep.expect(f'checking only "{label}"', _names(data.matching({slug})))
+        sweep.expect(f'checking only "{label}"', data.matching({slug}))
         sweep.expect(f'unchecking "{label}" again', everything, control=box)
     for combo in combinations(data):
         for i, slug in enumerate(combo):
             sweep.expect(
                 "checking " + " + ".join(TYPE_LABELS[s] for s in combo[: i + 1]),
-                _names(data.matching(set(combo[: i + 1]))),
+                data.matching(set(combo[: i + 1])),
                 control=controls.types[slug],
             )
         for i, slug in enumerate(combo):
             sweep.expect(
                 f'then unchecking "{TYPE_LABELS[slug]}"',
-                _names(data.matching(set(combo[i + 1 :]))),
+                data.matching(set(combo[i + 1 :])),
                 control=controls.types[slug],
             )
     # The first area and the first guest count through Playwright's real input, the rest in
     # the page.
     for i, (area, name) in enumerate(data.areas.items()):
-        step, want = f'choosing only the area "{name}"', _names(data.matching(area=area))
+        step, want = f'choosing only the area "{name}"', data.matching(area=area)
         if i == 0:
             controls.area.select_option(area)
             sweep.expect(step, want)
@@ -153,7 +153,7 @@ def _sweep(ctx: CheckContext, controls: Controls, sweep: Sweep) -> None:
             sweep.expect(step, want, controls.area, area)
     sweep.expect('choosing "All areas" again', everything, controls.area, "")
     for i, guests in enumerate(guest_values(data)):
-        step, want = f"Minimum guests = {guests}", _names(data.matching(guests=guests))
+        step, want = f"Minimum guests = {guests}", data.matching(guests=guests)
         if i == 0:
             set_guests(controls, str(guests))
             sweep.expect(step, want)
@@ -175,16 +175,16 @@ def run(ctx: CheckContext) -> None:
     for slug in ("loft", "studio"):
         controls.types[slug].check()
     both = data.matching(types)
-    sweep.expect('checking "Loft" and "Studio"', _names(both))
+    sweep.expect('checking "Loft" and "Studio"', both)
     area = next(s for s in data.areas if 0 < len(data.matching(types, s)) < len(both))
     controls.area.select_option(area)
     in_area = data.matching(types, area)
-    sweep.expect(f'choosing the area "{data.areas[area]}" as well', _names(in_area))
+    sweep.expect(f'choosing the area "{data.areas[area]}" as well', in_area)
     boundary = min(v.capacity for v in in_area)
     set_guests(controls, str(boundary))
     sweep.expect(
         f"Minimum guests = {boundary} as well (a venue's exact capacity must still match)",
-        _names(data.matching(types, area, boundary)),
+        data.matching(types, area, boundary),
     )
     too_many = max(v.capacity for v in in_area) + 1
     set_guests(controls, str(too_many))

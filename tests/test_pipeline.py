@@ -193,6 +193,10 @@ def test_changed_prompt_inside_a_scored_round_is_refused(demo: tuple[dict[str, s
     assert "prompt_sha256" in proc.stdout + proc.stderr
     assert "new round" in proc.stdout + proc.stderr
     assert round_paths("demo", evidence).round_json.read_bytes() == before
+    # doit forgets a failed task's state, so the restored prompt freezes again: to the same file.
+    again = doit(env, "freeze")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert round_paths("demo", evidence).round_json.read_bytes() == before
 
 
 def test_blind_review_in_the_demo(demo: tuple[dict[str, str], Path]) -> None:

@@ -12,7 +12,7 @@ from evaluator_fixtures import make_app, snapshot, static_app
 
 from evaluator import build
 from evaluator.checks import CHECK_COUNT
-from evaluator.evaluate import evaluate
+from evaluator.evaluate import evaluate, run_browser_phase
 from records.layout import REPO_ROOT
 from records.rubric import MAX_AUTOMATED
 from sandbox import Limits, MiB
@@ -240,3 +240,30 @@ def test_page_that_blocks_its_main_thread_is_killed(tmp_path: Path) -> None:
     assert result.automated_score == 0 and result.hard_gate_failed
     seen = " ".join(d.seen for c in result.checks for d in c.diagnostics)
     assert "stopped responding" in seen or "hung" in seen
+
+
+REACHES_OUT = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Atlas Rooms</title><link rel="stylesheet" href="https://fonts.example.com/atlas.css"></head>
+<body><main><h1>Atlas Rooms</h1><img alt="Lisbon" src="http://203.0.113.5/lisbon.png"></main>
+<script>fetch('https://api.example.org/venues', {mode: 'no-cors'}).catch(() => {});</script>
+</body></html>"""
+
+
+@pytest.mark.browser
+def test_requests_that_try_to_leave_loopback_fail_and_are_recorded(tmp_path: Path) -> None:
+    """The browser guard observes every request; the launch flags (a host name) and the
+    loopback-only namespace (an address literal) make the ones beyond loopback fail."""
+    app = static_app(tmp_path / "app", REACHES_OUT)
+    dist = app / "static"
+    phase, _ = run_browser_phase(
+        dist, tmp_path / "out", only=["media-fallback"], video=False, trace=False, screenshots=False
+    )
+    assert phase.complete, phase.error
+    assert {
+        "https://fonts.example.com/atlas.css",
+        "http://203.0.113.5/lisbon.png",
+        "https://api.example.org/venues",
+    } <= set(phase.blocked_requests)
+    (media,) = phase.checks
+    assert not media.passed
+    assert any("leaves the site's origin" in d.expected for d in media.diagnostics)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from demo_build import FOLDER_ENV, DemoBuild, demo_build, start_in_background, stop_background
 
 import harness.freeze as freeze_stage
 
@@ -23,40 +25,65 @@ def frozen_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 # --- parallel runs (scripts/test: pytest -n 2 --dist loadfile) -------------------------------
-# Every test file runs on one worker, so a module-scoped fixture (a whole demo round, a smoke
-# round, a gateway) is built once; the site test files share one built round across workers
-# through `site_fixture.real_evidence` (a file lock). (`--dist loadgroup` with `xdist_group`
-# marks does not group under this pytest: tests of one file ran on both workers, each building
-# the whole demo round.) The heaviest files are queued first so they run side by side instead
-# of one long file finishing last. Their tests (fixture setup included
-# in pytest-timeout's count) get a timeout sized for a loaded two-core machine.
-SHARED_GROUPS = {
-    "test_site_audit.py": "site-evidence",
-    "test_site_browser.py": "site-evidence",
-    "test_site_render.py": "site-evidence",
-}
+# Every test file runs on one worker, so a module-scoped fixture (a gateway, a smoke round) is
+# built once. (`--dist loadgroup` with `xdist_group` marks does not group under this pytest.)
+# The demo round is built once per session by `demo_build` (the README's own command): with
+# SITEOS_TEST_BACKGROUND_DEMO=1 (scripts/test, whole suite) the controller starts it in the
+# background as the session begins, the independent heavy files are queued first and the files
+# that read the build last, so neither worker waits while the other has work. Tests of those
+# files (fixture setup included in pytest-timeout's count) get a timeout sized for a loaded
+# two-core machine.
 HEAVY_FIRST = (
-    "test_pipeline.py",
-    "test_evaluator_controls.py",
-    "site-evidence",
     "test_rehearsal.py",
     "test_session_units.py",
     "test_pipeline_crash.py",
-    "test_evaluator_calibration.py",
     "test_evaluator_determinism.py",
+    "test_evaluator_independent.py",
+    "test_parallel_sessions.py",
+    "test_evaluator_hostile.py",
+)
+READS_THE_DEMO_BUILD = (
+    "test_pipeline.py",
+    "test_evaluator_controls.py",
+    "test_evaluator_calibration.py",
+    "test_site_audit.py",
+    "test_site_browser.py",
+    "test_site_render.py",
 )
 HEAVY_TIMEOUT_S = 5400
+_BACKGROUND: list[DemoBuild] = []
 
 
-def _group(item: pytest.Item) -> str:
+def _rank(item: pytest.Item) -> int:
     name = item.path.name
-    return SHARED_GROUPS.get(name, name)
+    if name in HEAVY_FIRST:
+        return HEAVY_FIRST.index(name)
+    if name in READS_THE_DEMO_BUILD:
+        return len(HEAVY_FIRST) + 1 + READS_THE_DEMO_BUILD.index(name)
+    return len(HEAVY_FIRST)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    rank = {group: i for i, group in enumerate(HEAVY_FIRST)}
-    items.sort(key=lambda item: rank.get(_group(item), len(rank)))  # stable: file order kept
+    items.sort(key=_rank)  # stable: the order inside a file is kept
     for item in items:
-        group = _group(item)
-        if group in rank and item.get_closest_marker("timeout") is None:
+        heavy = item.path.name in HEAVY_FIRST + READS_THE_DEMO_BUILD
+        if heavy and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(HEAVY_TIMEOUT_S))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    is_worker = hasattr(config, "workerinput")
+    wanted = os.environ.get("SITEOS_TEST_BACKGROUND_DEMO") == "1"
+    if not is_worker and wanted and not os.environ.get(FOLDER_ENV):
+        _BACKGROUND.append(start_in_background())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    while _BACKGROUND:
+        stop_background(_BACKGROUND.pop())
+
+
+@pytest.fixture(scope="session")
+def demo_round(tmp_path_factory: pytest.TempPathFactory) -> DemoBuild:
+    """The demo round as the README's command builds it (see `demo_build`)."""
+    return demo_build(tmp_path_factory)

@@ -1,11 +1,12 @@
 """Evidence for the site tests, produced by the real stages (never invented shapes).
 
-`real_evidence(base)` returns (round id, evidence folder), built once per test session:
+`real_evidence(tmp_path_factory)` returns (round id, evidence folder), made once per test
+session, a copy of a finished round's evidence and controls:
 - with SITEOS_SITE_EVIDENCE=<evidence folder> (e.g. what `./scripts/demo` wrote, holding
-  `demo/leaderboard.json` and `controls.json`), a copy of that round's evidence;
-- otherwise the `demo-smoke` round run through doit into `base` (real OpenCode sessions against
-  the project's simulator, real evaluations in Chromium, the packets and scoring stages) plus two
-  evaluator controls (the reference and one mutant) from `python -m evaluator controls`.
+  `demo/leaderboard.json` and `controls.json`), that folder's;
+- otherwise the shared demo build's (`demo_build`: the README's own command, real OpenCode
+  sessions against the project's simulator, real evaluations in Chromium, the controls, the
+  packets and scoring stages).
 Either way one reviewer sheet (human input, in the documented CSV format) reviews the first
 packet's code and the scoring stage re-scores, so the site shows reviewed and pending rows.
 """
@@ -15,39 +16,17 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
+from demo_build import demo_build
 
 from records.evidence.scoring import PacketIndex
 from records.io import read_record
-from records.layout import REPO_ROOT, round_paths
+from records.layout import round_paths
 from scoring.pipeline import score_round
 
-CONTROLS = "reference,mutant-axe"
 _BUILT: dict[Path, tuple[str, Path]] = {}
-
-
-def _run(argv: list[str], env: dict[str, str], timeout: int = 3600) -> None:
-    proc = subprocess.run(
-        argv, cwd=REPO_ROOT, env=env, text=True, capture_output=True, timeout=timeout
-    )
-    if proc.returncode != 0:
-        raise AssertionError(
-            f"{' '.join(argv)} failed ({proc.returncode}):\n"
-            f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-        )
-
-
-def smoke_round(evidence: Path) -> str:
-    """Run the demo-smoke round and two controls into `evidence` with the real stages."""
-    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND="demo-smoke")
-    from dodo import PIPELINE
-
-    stages = [s for s in PIPELINE if s != "site"]  # the site is what the tests build
-    _run([sys.executable, "-m", "doit", "-n", "2", "-P", "thread", *stages], env)
-    _run([sys.executable, "-m", "evaluator", "controls", "--only", CONTROLS], env)
-    return "demo-smoke"
 
 
 def review_first_packet(round_id: str, evidence: Path) -> str | None:
@@ -67,13 +46,15 @@ def review_first_packet(round_id: str, evidence: Path) -> str | None:
     return code
 
 
-def real_evidence(base: Path) -> tuple[str, Path]:
-    """(round id, evidence folder) for the site tests; built once per `base`.
+def real_evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """(round id, evidence folder) for the site tests; made once per test session.
 
     Under pytest-xdist the site test files may run on different workers: they share one folder
     beside the workers' own (`<session tmp>/<base name>`), and a file lock lets the first worker
     build it while the others wait, so the round is built once per test session, not per worker.
     """
+    base = tmp_path_factory.getbasetemp() / "site-evidence"
+    base.mkdir(exist_ok=True)
     if base in _BUILT:
         return _BUILT[base]
     worker = os.environ.get("PYTEST_XDIST_WORKER")
@@ -88,7 +69,8 @@ def real_evidence(base: Path) -> tuple[str, Path]:
         else:
             shutil.rmtree(evidence, ignore_errors=True)  # a worker that died mid-build
             given = os.environ.get("SITEOS_SITE_EVIDENCE")
-            round_id = copy_given(Path(given), evidence) if given else smoke_round(evidence)
+            source = Path(given) if given else demo_build(tmp_path_factory).pristine
+            round_id = copy_given(source, evidence)
             review_first_packet(round_id, evidence)
             built.write_text(round_id + "\n", encoding="utf-8")
     _BUILT[base] = (round_id, evidence)
@@ -96,7 +78,8 @@ def real_evidence(base: Path) -> tuple[str, Path]:
 
 
 def copy_given(source: Path, evidence: Path) -> str:
-    """Copy a finished demo (or demo-smoke) round and the controls from `source`."""
+    """Copy a finished demo (or demo-smoke) round and the controls from `source` (the site
+    build's own doit state and the reviewer sheets stay behind)."""
     round_id = next(
         (r for r in ("demo", "demo-smoke") if (source / r / "leaderboard.json").is_file()), None
     )

@@ -1,21 +1,21 @@
 """End to end: the offline demo round through `doit`, then the staleness rules of the pipeline.
 
-One real run (real OpenCode sessions against the simulator, real evaluations in Chromium) into a
-scratch evidence folder; the repository's own evidence/ is never touched.
+One real run of the README's own command without setup (real OpenCode sessions against the
+simulator, real evaluations in Chromium; `demo_build`) into a scratch evidence folder; the
+repository's own evidence/ is never touched.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from demo_build import DemoBuild
 from rule_paths import unexercised
 
 from dodo import PIPELINE
@@ -42,20 +42,10 @@ def doit(env: dict[str, str], *args: str, check: bool = True) -> subprocess.Comp
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
-    evidence = tmp_path_factory.mktemp("demo-round") / "evidence"
-    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(evidence), SITEOS_ROUND="demo")
-    # the demo command without setup: doit, the documented replacement, doit again
-    # (controls: tests/test_evaluator_controls.py)
-    proc = subprocess.run(
-        ["bash", str(REPO_ROOT / "scripts" / "demo-round"), *PIPELINE],
-        cwd=REPO_ROOT, env=env, text=True, capture_output=True, timeout=5400,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        raise AssertionError(
-            f"scripts/demo-round failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
-        )
-    yield env, evidence
+def demo(demo_round: DemoBuild) -> tuple[dict[str, str], Path]:
+    """The demo round as `scripts/demo-round` ran it (the shared build; this file alone changes
+    its evidence: doit's state there names its absolute paths)."""
+    return demo_round.env, demo_round.evidence
 
 
 def status(env: dict[str, str]) -> dict[str, str]:

@@ -24,9 +24,7 @@ DRIVER = Path(__file__).with_name("site_audit.py")
 def visits(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     if not Path("/usr/bin/chromium").exists() or not netns_available():
         pytest.fail("needs /usr/bin/chromium and a loopback-only network namespace")
-    base = tmp_path_factory.getbasetemp() / "site-evidence"
-    base.mkdir(exist_ok=True)
-    round_id, evidence = real_evidence(base)
+    round_id, evidence = real_evidence(tmp_path_factory)
     root = tmp_path_factory.mktemp("audit")
     site = render_site(round_id, evidence, root / "build")
     out = root / "audit.json"

@@ -26,9 +26,7 @@ DRIVER = Path(__file__).with_name("site_browser.py")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if not Path("/usr/bin/chromium").exists() or not netns_available():
         pytest.fail("needs /usr/bin/chromium and a loopback-only network namespace")
-    base = tmp_path_factory.getbasetemp() / "site-evidence"
-    base.mkdir(exist_ok=True)
-    round_id, evidence = real_evidence(base)
+    round_id, evidence = real_evidence(tmp_path_factory)
     root = tmp_path_factory.mktemp("browse")
     site = render_site(round_id, evidence, root / "build")
     out = root / "observed.json"

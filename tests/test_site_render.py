@@ -38,9 +38,7 @@ PLACEHOLDERS = {"null", "None", "NaN", "nan", "undefined"}
 
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    base = tmp_path_factory.getbasetemp() / "site-evidence"
-    base.mkdir(exist_ok=True)
-    return real_evidence(base)
+    return real_evidence(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

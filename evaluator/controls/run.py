@@ -103,6 +103,11 @@ def _mutant_order(mutant: str) -> tuple[int, str]:
     return (ids.index(check) if check in ids else len(ids), mutant)
 
 
+def control_names(patches: dict[str, Path]) -> list[str]:
+    """Every control in run order: the reference, then one per mutant."""
+    return ["reference"] + [f"mutant-{m}" for m in sorted(patches, key=_mutant_order)]
+
+
 DEPENDENCY_FILES = ("package.json", "package-lock.json")
 
 
@@ -152,7 +157,7 @@ def run_controls(
     if unknown:
         print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
         return 2
-    order = ["reference"] + [f"mutant-{m}" for m in sorted(patches, key=_mutant_order)]
+    order = control_names(patches)
     controls: list[tuple[str, str | None]] = [("reference", None)]
     controls += [(f"mutant-{m}", m) for m in sorted(patches, key=_mutant_order)]
     missing = [check for check in BY_ID if check not in {check_of(m) for m in patches}]

@@ -10,8 +10,10 @@ rebuild costs a copy.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +79,9 @@ class MediaStore:
         cached = self.cache / f"{kind}-{CACHE_VERSION}" / name
         if not cached.is_file():
             cached.parent.mkdir(parents=True, exist_ok=True)
-            partial = cached.with_name(f".{name}.part{suffix}")
+            # Another site build may convert the same source at the same time: each writes
+            # its own partial file, and the last atomic rename wins (the bytes are the same).
+            partial = cached.with_name(f".{name}.{os.getpid()}-{uuid.uuid4().hex[:8]}{suffix}")
             convert(source, partial)
             partial.replace(cached)
         output = file_sha256(cached)  # two sources can convert to the same bytes: publish them once

@@ -193,7 +193,7 @@ def test_build_past_a_resource_limit_fails_with_that_limit(
     app = make_app(tmp_path / "app", command)
     start = time.monotonic()
     result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
-    assert time.monotonic() - start < 90
+    assert time.monotonic() - start < 240  # ended by the limit, well before the step's timeout
     step = next(s for s in result.steps if s.name == "build")
     assert not step.ok and reason in step.summary, step.summary
     gate = next(g for g in result.gates if g.id == "install-build")

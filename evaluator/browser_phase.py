@@ -10,7 +10,8 @@ screenshot's visible text, title, alt/aria-label/title/placeholder texts and met
 blind-packet stage scans for identity).
 
 One browser, two contexts: the three core journeys run on one page of a recording context (the
-interaction video and the trace); everything else runs on fresh pages of a second context. A
+interaction video and the trace; a journey's exhaustive sweep runs off the record, on a page of
+the other context); everything else runs on fresh pages of a second context. A
 watchdog kills Chromium when one check exceeds its budget (a page that blocks its main thread
 would otherwise hang `page.evaluate` forever); the check fails with that diagnostic and the
 browser is relaunched for the next check.
@@ -134,7 +135,7 @@ class Session:
         }
         if record:
             options["record_video_dir"] = str(self.opts.out / ".video")
-            options["record_video_size"] = {"width": 1280, "height": 800}
+            options["record_video_size"] = {"width": 960, "height": 600}
         context = self.browser.new_context(**options)
         guard_context(context, self.requests)
         return context
@@ -383,7 +384,9 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
 
         def core_ctx() -> CheckContext:
             context, page = session.recording_ctx()
-            return CheckContext(context, server.url, data, facts, requests, page=page)
+            return CheckContext(
+                context, server.url, data, facts, requests, page=page, unrecorded=session.main
+            )
 
         def relaunch() -> None:
             nonlocal session

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -71,8 +71,10 @@ class CheckContext:
         facts: Facts,
         requests: RequestLog,
         page: Page | None = None,
+        unrecorded: BrowserContext | None = None,
     ) -> None:
         self.context = context
+        self.unrecorded = unrecorded
         self.base_url = base_url.rstrip("/")
         self.data = data
         self.facts = facts
@@ -92,6 +94,22 @@ class CheckContext:
     def close(self) -> None:
         if self._own_page:
             self.page.close()
+
+    @contextlib.contextmanager
+    def off_the_record(self) -> Iterator[CheckContext]:
+        """A fresh page outside the journeys' recording (the browser's plain context), for a
+        core journey's exhaustive sweep: the video and trace keep the visitor's steps, and the
+        sweep runs at the speed of an unrecorded page. Its problems are this check's."""
+        side = CheckContext(
+            self.unrecorded or self.context, self.base_url, self.data, self.facts, self.requests
+        )
+        side.width = self.width
+        try:
+            yield side
+        finally:
+            self.diagnostics.extend(side.diagnostics)
+            with contextlib.suppress(PlaywrightError):
+                side.close()
 
     # -- navigation ---------------------------------------------------------------------------
     @property

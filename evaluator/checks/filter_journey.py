@@ -1,10 +1,11 @@
 """filter-journey (core journey "filter"): on `/venues` the three filters exist as the contract
 names them (a "Venue type" group of six checkboxes, an "Area" select starting with "All areas"
-and listing every area, a "Minimum guests" number input) and apply immediately. On the one
-settled page, without reloads, it sweeps: every type alone (checked, then unchecked) and a few
-seeded combinations (any checked type matches), every area alone (each non-ASCII one too),
-guest counts at each of a seeded subset of capacities -1/0/+1 (capacity >= value, the boundary
-included), then all three together; after every change exactly the matching venues are shown
+and listing every area, a "Minimum guests" number input) and apply immediately. On one settled
+page, without reloads, it sweeps (off the journey's recording: the video shows a visitor's
+steps, not the sweep): every type alone (checked, then unchecked) and a few seeded combinations
+(any checked type matches), every area alone (each non-ASCII one too), guest counts at each of
+a seeded subset of capacities -1/0/+1 (capacity >= value, the boundary included); then, on the
+recorded page, all three together. After every change exactly the matching venues are shown
 (cards identified by the venue page they link to) in data order with the count "N venues" /
 "1 venue" in a polite live region (role="status" or aria-live="polite"); a filter set with no
 match shows "No venues match" and a "Clear filters" button that resets every control and brings
@@ -167,8 +168,11 @@ def run(ctx: CheckContext) -> None:
     data = ctx.data
     controls: Controls = find_controls(ctx, critical=True)
     _check_area_options(ctx, controls)
-    sweep = Sweep(ctx)
-    _sweep(ctx, controls, sweep)
+    with ctx.off_the_record() as side:
+        side.goto("/venues", width=1440)
+        sweep = Sweep(side)
+        _sweep(side, find_controls(side, critical=True), sweep)
+    sweep.ctx = ctx  # a page that was wrong in the sweep gets the short waits here too
 
     # All three filters together, down to the empty state and back with "Clear filters".
     types = {"loft", "studio"}

@@ -80,7 +80,7 @@ def test_build_cannot_open_network_connections(tmp_path: Path) -> None:
     assert "NET CONNECTED" not in log
     assert "NET error" in log  # ENETUNREACH: there is no route out of the sandbox
     assert not result.build_ok
-    assert time.monotonic() - start < 60
+    assert time.monotonic() - start < 120  # the install included; the build step's limit is 300 s
 
 
 def test_endless_build_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +88,7 @@ def test_endless_build_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     app = make_app(tmp_path / "app", "node -e 'for(;;){}' & sleep 1000")
     start = time.monotonic()
     result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
-    assert time.monotonic() - start < 40
+    assert time.monotonic() - start < 120  # the 5 s limit, not the default 300 s, ended it
     step = next(s for s in result.steps if s.name == "build")
     assert step.timed_out and not step.ok
     gate = next(g for g in result.gates if g.id == "install-build")
@@ -99,7 +99,7 @@ def test_gigabytes_of_output_are_capped(tmp_path: Path) -> None:
     app = make_app(tmp_path / "app", "yes 'log spam log spam log spam'")
     start = time.monotonic()
     result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
-    assert time.monotonic() - start < 40
+    assert time.monotonic() - start < 120  # the output cap, not the 300 s step limit, ended it
     step = next(s for s in result.steps if s.name == "build")
     assert step.output_capped and not step.ok
     assert (tmp_path / "out" / "logs" / "build.log").stat().st_size < 5 * 1024 * 1024

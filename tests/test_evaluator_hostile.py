@@ -177,7 +177,10 @@ HOSTILE_LIMITS = Limits(
 @pytest.mark.parametrize(
     ("command", "reason"),
     [
-        ("f() { f | f & }; f; sleep 100", "exceeded the process limit (64 processes and threads"),
+        (
+            "f() { f | f & }; f; sleep 100; exit 1",
+            "exceeded the process limit (64 processes and threads",
+        ),
         ("head -c 40M /dev/zero > dist.bin", "exceeded the file-size limit (16 MiB)"),
         (
             "node -e 'Buffer.alloc(2 ** 30, 1)'",

@@ -111,7 +111,12 @@ def _wait(build: DemoBuild) -> DemoBuild:
             if not rc_file.is_file():
                 raise _failure(build, "died without an exit code") from None
         time.sleep(2)
-    rc = rc_file.read_text().strip()
+    return _finished(build)
+
+
+def _finished(build: DemoBuild) -> DemoBuild:
+    """The build, once its recorded exit code says it succeeded."""
+    rc = (build.folder / RC).read_text().strip()
     if rc != "0":
         raise _failure(build, f"failed (exit {rc})")
     return build
@@ -131,10 +136,7 @@ def _build_here(base: Path) -> DemoBuild:
             (build.folder / PID).write_text("0\n")
             if proc.returncode != 0:
                 raise _failure(build, f"could not run (exit {proc.returncode})")
-    rc = (build.folder / RC).read_text().strip()
-    if rc != "0":
-        raise _failure(build, f"failed (exit {rc})")
-    return build
+    return _finished(build)
 
 
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> DemoBuild:

@@ -232,7 +232,7 @@ def run_unit(
     except SpendRefused as exc:
         raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
-    with round_gateway(settings) as upstream:
+    with round_gateway(settings, repetition) as upstream:
         return _execute(
             run, isolated, upstream,
             wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,

@@ -239,6 +239,12 @@ class RoundSettings(Strict):
         description="scored sessions at once, started in frozen order (harness/parallel.py); "
         "real rounds keep 1 unless the gateway's rate limits allow more",
     )
+    repetition_scripts: dict[str, dict[int, str]] = Field(
+        default_factory=dict,
+        description="simulated rounds only: candidate key -> repetition -> scripted-model file "
+        "(relative to benchmark/) whose session behaviour that candidate's route has in that "
+        "repetition (its catalogue entry, identity and prices stay its own): a flaky model",
+    )
     requires_api_key: bool
     notes: str = ""
 
@@ -284,6 +290,15 @@ class RoundSettings(Strict):
             )
         if self.simulation is not None and not simulated:
             raise ValueError("simulation needs the simulator gateway")
+        if self.repetition_scripts and not simulated:
+            raise ValueError("repetition_scripts needs the simulator gateway (scripted models)")
+        for key, by_repetition in self.repetition_scripts.items():
+            beyond = sorted(r for r in by_repetition if not 1 <= r <= self.repetitions)
+            if beyond:
+                raise ValueError(
+                    f"repetition_scripts[{key!r}]: repetitions {beyond} outside "
+                    f"1..{self.repetitions}"
+                )
         if (self.kind == "rehearsal") != (self.simulation is not None):
             raise ValueError("a rehearsal round needs simulation (and only a rehearsal has one)")
         return self

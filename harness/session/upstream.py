@@ -48,16 +48,29 @@ def api_key_for(settings: RoundSettings) -> str:
     return key
 
 
+def repetition_variations(settings: RoundSettings, repetition: int | None) -> dict[str, str]:
+    """Candidate key -> script file of the round's `repetition_scripts` for this repetition."""
+    if repetition is None:
+        return {}
+    return {
+        key: by_repetition[repetition]
+        for key, by_repetition in settings.repetition_scripts.items()
+        if repetition in by_repetition
+    }
+
+
 @contextmanager
-def round_gateway(settings: RoundSettings) -> Iterator[Upstream]:
-    """The round's upstream: a simulator started for this call, or the real gateway."""
+def round_gateway(settings: RoundSettings, repetition: int | None = None) -> Iterator[Upstream]:
+    """The round's upstream: a simulator started for this call (the scripts of `repetition`,
+    when the round varies them), or the real gateway."""
     if settings.gateway.kind == "openrouter":
         yield Upstream("openrouter", settings.gateway.base_url, api_key_for(settings))
         return
+    variations = repetition_variations(settings, repetition)
     if settings.simulation is not None:  # a rehearsal: a real catalogue, scripted behaviour
-        simulator = Simulator.from_rehearsal(settings, api_key=SIMULATOR_KEY)
+        simulator = Simulator.from_rehearsal(settings, variations, api_key=SIMULATOR_KEY)
     else:
-        simulator = Simulator.from_cohort(settings.cohort_path, api_key=SIMULATOR_KEY)
+        simulator = Simulator.from_cohort(settings.cohort_path, variations, api_key=SIMULATOR_KEY)
     with simulator as sim:
         yield Upstream("simulator", sim.base_url, SIMULATOR_KEY)
 

@@ -192,5 +192,16 @@ def load_script(path: Path) -> ScriptedModel:
         raise RecordError(describe_validation_error(path, exc)) from exc
 
 
+def vary(script: ScriptedModel, variation: ScriptedModel) -> ScriptedModel:
+    """`script`'s route (catalogue entry, reported identity, usage) with `variation`'s session
+    behaviour: the same model behaving differently in one repetition."""
+    return script.model_copy(
+        update={
+            "description": f"{script.description} This repetition: {variation.description}",
+            "session": variation.session,
+        }
+    )
+
+
 def load_scripts(models_dir: Path) -> list[ScriptedModel]:
     return [load_script(p) for p in sorted(models_dir.glob("*.json"))]

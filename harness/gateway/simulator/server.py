@@ -16,9 +16,16 @@ from harness.catalogue.source import Catalogue
 from harness.gateway.simulator import render
 from harness.gateway.simulator.account import ScriptedKey, TransientFailures
 from harness.gateway.simulator.catalogue import rehearsal_models, served_records
-from harness.gateway.simulator.script import ErrorSpec, ScriptedModel, load_script, load_scripts
+from harness.gateway.simulator.script import (
+    ErrorSpec,
+    ScriptedModel,
+    load_script,
+    load_scripts,
+    vary,
+)
 from harness.gateway.simulator.turns import Reply, ScriptError, materialise
 from records.inputs import RoundSettings, load_cohort
+from records.io import RecordError
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 API = "/api/v1"
@@ -66,16 +73,39 @@ class Simulator:
         return cls(load_scripts(models_dir), **kwargs)
 
     @classmethod
-    def from_cohort(cls, cohort_path: Path, **kwargs: Any) -> Simulator:
-        """Every candidate's `scripted_model` (relative to benchmark/)."""
+    def from_cohort(
+        cls, cohort_path: Path, variations: dict[str, str] | None = None, **kwargs: Any
+    ) -> Simulator:
+        """Every candidate's `scripted_model` (relative to benchmark/); `variations` (candidate
+        key -> script file) gives a candidate that script's session behaviour instead."""
         cohort = load_cohort(cohort_path)
-        paths = [BENCHMARK_DIR / c.scripted_model for c in cohort.candidates if c.scripted_model]
-        return cls([load_script(p) for p in paths], **kwargs)
+        variations = variations or {}
+        unknown = sorted(set(variations) - {c.key for c in cohort.candidates})
+        if unknown:
+            raise RecordError(f"{cohort_path}: no candidate {', '.join(unknown)} to vary")
+        scripts = []
+        for candidate in cohort.candidates:
+            if not candidate.scripted_model:
+                continue
+            script = load_script(BENCHMARK_DIR / candidate.scripted_model)
+            if candidate.key in variations:
+                script = vary(script, load_script(BENCHMARK_DIR / variations[candidate.key]))
+            scripts.append(script)
+        return cls(scripts, **kwargs)
 
     @classmethod
-    def from_rehearsal(cls, settings: RoundSettings, **kwargs: Any) -> Simulator:
-        """A rehearsal round: the snapshot's catalogue, each candidate's route with its script."""
+    def from_rehearsal(
+        cls, settings: RoundSettings, variations: dict[str, str] | None = None, **kwargs: Any
+    ) -> Simulator:
+        """A rehearsal round: the snapshot's catalogue, each candidate's route with its script
+        (`variations` as for `from_cohort`)."""
         scripts, catalogue = rehearsal_models(settings)
+        keys = [c.key for c in load_cohort(settings.cohort_path).candidates]
+        for key, path in (variations or {}).items():
+            if key not in keys:
+                raise RecordError(f"{settings.cohort_path}: no candidate {key} to vary")
+            index = keys.index(key)
+            scripts[index] = vary(scripts[index], load_script(BENCHMARK_DIR / path))
         return cls(scripts, catalogue=catalogue, **kwargs)
 
     @property

@@ -15,7 +15,7 @@ from publish.transcript import Transcript, read_transcript
 from records.evidence.controls import ControlRow
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
-from records.evidence.scoring import Leaderboard
+from records.evidence.scoring import Leaderboard, ModelLeaderboard
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, describe_validation_error, read_json, read_record
@@ -53,6 +53,7 @@ class RoundEvidence:
     preflight: dict[str, PreflightRecord]
     order: OrderRecord | None
     leaderboard: Leaderboard | None
+    model_leaderboard: ModelLeaderboard | None = None  # a repeated round's ranking by model
     units: dict[str, UnitEvidence] = field(default_factory=dict)
 
 
@@ -120,6 +121,9 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         order=read_record(paths.order, OrderRecord) if paths.order.exists() else None,
         leaderboard=read_record(paths.leaderboard, Leaderboard)
         if paths.leaderboard.exists()
+        else None,
+        model_leaderboard=read_record(paths.model_leaderboard, ModelLeaderboard)
+        if paths.model_leaderboard.exists()
         else None,
         units=units,
     )

@@ -29,8 +29,10 @@ from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
 from publish.linkcheck import check_site
 from publish.media import MediaStore
+from publish.model_history import model_histories
 from publish.postbuild import finish_site
 from publish.published import Published
+from publish.rounds import load_rounds
 from publish.sources import RoundEvidence, UnitEvidence, load_round_evidence
 from publish.transcript import FOLD_AT, Entry
 from publish.views import (
@@ -58,6 +60,7 @@ from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_R
 SITE_SRC = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 OUTPUT_CAP = 20_000  # characters of one tool output kept in the transcript
+MODEL_BOARD = "model-leaderboard.json"
 
 
 class SiteBuildError(RuntimeError):
@@ -365,6 +368,10 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     env = environment()
     rows = leaderboard_rows(evidence)
     context = _context(evidence, rows)
+    rounds = load_rounds(evidence)  # first: a malformed other round fails before any media work
+    histories = model_histories(rounds)
+    context.update(rounds=rounds, models=histories, model_pages=set(histories))
+    context.update(model_board=evidence.model_leaderboard)
     board = evidence.leaderboard
     published = Published(
         evidence_dir=evidence.paths.root.parent,
@@ -385,6 +392,7 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     context.update(
         pages=pages, published=published, cite=published.link, evidence_link=published.evidence_link
     )
+    context.update(unit_pages=set(names))
     context["chart"] = Markup(score_cost_svg(rows, context["cutoff"], standalone=False))
     context["check_ids"] = _check_ids(pages)
     context["check_info"] = _check_info(evidence, pages)
@@ -396,8 +404,15 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         ("calibration.md.j2", "calibration.md"),
         ("units.md.j2", "units/index.md"),
         ("downloads.md.j2", "downloads.md"),
+        ("rounds.md.j2", "rounds.md"),
+        ("models.md.j2", "models/index.md"),
     ):
         atomic_write_text(docs / target, env.get_template(template).render(context))
+    model_template = env.get_template("model.md.j2")
+    for key, history in histories.items():
+        atomic_write_text(
+            docs / "models" / f"{key}.md", model_template.render({**context, "history": history})
+        )
     unit_template = env.get_template("unit.md.j2")
     transcript_template = env.get_template("transcript.md.j2")
     for page in pages:
@@ -413,10 +428,12 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         docs / "charts" / "score-vs-cost.svg", score_cost_svg(rows, context["cutoff"])
     )
     atomic_write_text(docs / "downloads" / "leaderboard.csv", leaderboard_csv(rows))
-    if board is not None:  # the scoring stage's file, byte for byte
+    if board is not None:  # the scoring stage's files, byte for byte
         copy = docs / "downloads" / "leaderboard.json"
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(evidence.paths.leaderboard, copy)
+        if evidence.model_leaderboard is not None:
+            shutil.copyfile(evidence.paths.model_leaderboard, copy.with_name(MODEL_BOARD))
     else:
         atomic_write_text(docs / "downloads" / "leaderboard.json", provisional_json(rows))
     return round_banner(evidence, rows)

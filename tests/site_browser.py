@@ -70,7 +70,7 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
         page.wait_for_load_state("load")
         shot("leaderboard")
         table = page.locator("table#leaderboard")
-        units = "table#leaderboard tbody tr th.sb-name a"
+        units = "table#leaderboard tbody tr th.sb-name a.sb-model"  # not its "all rounds" link
         costs = "table#leaderboard tbody tr td[data-label=Cost]"
         totals = "table#leaderboard tbody tr td[data-label=Total]"
         out["order_initial"] = page.locator(units).all_inner_texts()

@@ -335,6 +335,12 @@ def task_site() -> dict[str, Any]:
         str(round_settings_path(ROUND)),
         *files_below(REPO_ROOT / "site", REPO_ROOT / "publish"),
         str(REPO_ROOT / "mkdocs.yml"),
+        *[  # every other round's boards: the rounds and model pages show them
+            str(path)
+            for name in ("leaderboard.json", "model-leaderboard.json")
+            for path in sorted(EVIDENCE_DIR.glob(f"*/{name}"))
+            if path.parent != PATHS.root
+        ],
     ]
     return {
         "actions": [(stage, ["publish.render:render_site", ROUND, EVIDENCE_DIR, BUILD_DIR])],

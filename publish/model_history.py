@@ -75,8 +75,8 @@ class Appearance:
     def status_reason(self) -> str:
         if self.not_testable is not None:
             return self.not_testable.reason
-        if self.model_row is not None:
-            return self.model_row.status_reason
+        if self.model_row is not None:  # e.g. "no score for r2 provider_outage"
+            return self.model_row.status_reason.replace("_", " ")
         counted = self.counted
         return "; ".join([*counted.status_reasons, *counted.invalid_reasons]) if counted else ""
 

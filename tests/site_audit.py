@@ -52,7 +52,7 @@ class Handler(SimpleHTTPRequestHandler):
 def page_types(site: Path) -> list[tuple[str, str]]:
     """(label, path) of one page of every kind the site has."""
     fixed = ["index", "leaderboard", "checks", "cost", "cohort", "calibration", "methodology",
-             "downloads", "units/index"]  # fmt: skip
+             "downloads", "units/index", "rounds", "models/index"]  # fmt: skip
     pages = [(name, f"/{name}.html") for name in fixed if (site / f"{name}.html").is_file()]
     units = sorted(p for p in (site / "units").glob("*.html") if p.stem != "index")
     unit_pages = [p for p in units if not p.stem.endswith("-transcript")]
@@ -62,6 +62,10 @@ def page_types(site: Path) -> list[tuple[str, str]]:
     if transcripts:
         biggest = max(transcripts, key=lambda p: p.stat().st_size)
         pages.append(("transcript", f"/units/{biggest.name}"))
+    models = sorted(p for p in (site / "models").glob("*.html") if p.stem != "index")
+    if models:  # the model with the most rounds (the biggest page)
+        widest = max(models, key=lambda p: (p.stat().st_size, p.name))
+        pages.append(("model", f"/models/{widest.name}"))
     viewers = sorted((site / "evidence").rglob("*.html"))
     if viewers:
         pages.append(("evidence viewer", "/" + viewers[0].relative_to(site).as_posix()))

@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 from demo_build import demo_build
 
-from records.evidence.scoring import PacketIndex
-from records.io import read_record
+from records.evidence.scoring import Leaderboard, ModelLeaderboard, PacketIndex
+from records.io import read_record, write_record
 from records.layout import round_paths
+from scoring.aggregate import aggregate_round
 from scoring.pipeline import score_round
 
 _BUILT: dict[Path, tuple[str, Path]] = {}
@@ -103,3 +104,41 @@ def copy_evidence(source: Path, target: Path) -> Path:
     """A private copy of an evidence folder for a test that changes or breaks files."""
     shutil.copytree(source, target)
     return target
+
+
+REPEATED_ROUND = "demo-round-1"
+# model key -> the demo units whose real rows stand for its three repetitions (different units,
+# so the totals differ): one model with a gate-failed repetition, one with an invalid one, and
+# one gate-capped in all three (ineligible).
+REPETITIONS = {
+    "strong-builder": ("strong-builder-r1", "signer-r1", "progress-liar-r1"),
+    "signer": ("big-spender-r1", "ellipsis-builder-r1", "partial-builder-r1"),
+    "progress-liar": ("one-pass-r1", "identity-swap-r1", "transient-503-r1"),
+    "idle": ("idle-r1", "step-burner-r1", "type-breaker-r1"),
+}
+
+
+def add_repeated_round(round_id: str, evidence: Path) -> ModelLeaderboard:
+    """`demo-round-1` evidence beside the demo's: the demo's real leaderboard rows relabelled as
+    three repetitions per model (`<model>-r1..r3`), written with the project's writer, then its
+    model-leaderboard.json from the real aggregation. Needs the demo round's evidence."""
+    demo = read_record(round_paths(round_id, evidence).leaderboard, Leaderboard)
+    by_unit = {row.unit: row for row in demo.units}
+    missing = sorted({u for units in REPETITIONS.values() for u in units} - set(by_unit))
+    if missing:
+        raise AssertionError(f"{round_id} has no units {', '.join(missing)}: needs the demo round")
+    rows = []
+    for key, units in REPETITIONS.items():
+        own = by_unit[f"{key}-r1"]
+        for repetition, unit in enumerate(units, 1):
+            relabel = {"unit": f"{key}-r{repetition}", "model_key": key, "repetition": repetition,
+                       "display_name": own.display_name, "route": own.route,
+                       "replacement_of": None}  # fmt: skip
+            rows.append(by_unit[unit].model_copy(update=relabel))
+    board = demo.model_copy(update={"round_id": REPEATED_ROUND, "units": rows, "code_map": None})
+    paths = round_paths(REPEATED_ROUND, evidence)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    write_record(paths.leaderboard, board)
+    models = aggregate_round(paths, 3)
+    write_record(paths.model_leaderboard, models)
+    return models

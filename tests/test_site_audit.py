@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixture import real_evidence
+from site_fixture import add_repeated_round, copy_evidence, real_evidence
 
 from publish.render import render_site
 from sandbox.netns import loopback_netns_argv, netns_available
@@ -24,8 +24,10 @@ DRIVER = Path(__file__).with_name("site_audit.py")
 def visits(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     if not Path("/usr/bin/chromium").exists() or not netns_available():
         pytest.fail("needs /usr/bin/chromium and a loopback-only network namespace")
-    round_id, evidence = real_evidence(tmp_path_factory)
+    round_id, shared = real_evidence(tmp_path_factory)
     root = tmp_path_factory.mktemp("audit")
+    evidence = copy_evidence(shared, root / "evidence")
+    add_repeated_round(round_id, evidence)  # the rounds and model pages show a repeated round
     site = render_site(round_id, evidence, root / "build")
     out = root / "audit.json"
     proc = subprocess.run(
@@ -44,7 +46,8 @@ def pages(visits: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_every_page_type_was_judged(visits: list[dict[str, Any]]) -> None:
     kinds = {v["page"] for v in pages(visits)}
     assert {"leaderboard", "checks", "cost", "cohort", "calibration", "unit", "transcript",
-            "evidence viewer", "not found", "index", "methodology"} <= kinds  # fmt: skip
+            "evidence viewer", "not found", "index", "methodology", "rounds", "models/index",
+            "model"} <= kinds  # fmt: skip
     combos = {(v["width"], v["scheme"]) for v in pages(visits)}
     assert combos == {(w, s) for w in (360, 768, 1440) for s in ("default", "slate")}
 

@@ -49,6 +49,7 @@ READS_THE_DEMO_BUILD = (
     "test_site_audit.py",
     "test_site_browser.py",
     "test_site_render.py",
+    "test_site_rounds.py",
 )
 HEAVY_TIMEOUT_S = 5400
 _BACKGROUND: list[DemoBuild] = []

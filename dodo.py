@@ -105,15 +105,19 @@ def task_calibrate() -> dict[str, Any]:
     }
 
 
+def controls_current() -> bool:
+    """The controls are shared by every round: up to date while `controls.inputs.json` records an
+    all-matching run of the current starter, evaluator and control files (not per-round state)."""
+    from evaluator.controls.run import controls_current as current
+
+    return current()
+
+
 def task_controls() -> dict[str, Any]:
     """Evaluate the reference (60/60) and one mutant per check (each loses exactly its check)."""
     return {
         "actions": [(stage, ["evaluator.controls.run:run_controls"])],
-        "file_dep": [
-            *STARTER_FILES,
-            *EVALUATOR_FILES,
-            *files_below(REPO_ROOT / "evaluator" / "controls"),
-        ],
+        "uptodate": [controls_current],
         "targets": [str(controls_json())],
     }
 

@@ -342,5 +342,10 @@ def controls_json(evidence_dir: Path = EVIDENCE_DIR) -> Path:
     return evidence_dir / "controls.json"
 
 
+def controls_inputs_json(evidence_dir: Path = EVIDENCE_DIR) -> Path:
+    """The inputs the last all-matching controls run judged (records.evidence.controls)."""
+    return evidence_dir / "controls.inputs.json"
+
+
 def controls_dir(evidence_dir: Path = EVIDENCE_DIR) -> Path:
     return evidence_dir / "controls"

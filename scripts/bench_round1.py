@@ -75,13 +75,7 @@ def first(n: int, demo_evidence: Path, scratch: Path) -> dict[str, object]:
     """The whole round with N at once; leaves `scratch/base`, the evidence before sessions."""
     evidence = scratch / f"n{n}" / "evidence"
     evidence.mkdir(parents=True)
-    shutil.copytree(demo_evidence / "demo", evidence / "demo")
-    for name in ("controls.json", "controls"):
-        source = demo_evidence / name
-        if source.is_dir():
-            shutil.copytree(source, evidence / name)
-        elif source.is_file():
-            shutil.copy2(source, evidence / name)
+    shutil.copytree(demo_evidence / "demo", evidence / "demo")  # not the controls: not timed
     env = environment(evidence)
     log = evidence.parent / "bench.log"
     python = sys.executable

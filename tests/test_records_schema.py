@@ -53,6 +53,7 @@ ROOTS = {
     "leaderboard.json": "records.evidence.scoring:Leaderboard",
     "model-leaderboard.json": "records.evidence.scoring:ModelLeaderboard",
     "commands.json": "records.evidence.agent:CommandsRecord",
+    "controls.inputs.json": "records.evidence.controls:ControlsInputs",
     "trace.json": "records.evidence.agent:AgentTrace",
 }
 

@@ -1,7 +1,7 @@
 """The rehearsal end to end on a subset of round-0's routes: `doit` with SITEOS_ROUND set to
 round-0-rehearsal-smoke (three real routes, the simulator serving the catalogue snapshot).
 
-The full rehearsal is `scripts/rehearsal` (README, "Running a real round").
+The full rehearsal is `SITEOS_ROUND=round-0-rehearsal doit` (README, "Running a real round").
 """
 
 from __future__ import annotations

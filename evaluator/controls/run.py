@@ -30,10 +30,20 @@ from pathlib import Path
 from evaluator.build import make_workspace, run_step, timed_copy
 from evaluator.checks import BY_ID
 from evaluator.evaluate import evaluate
-from records.evidence.controls import ControlRow
+from records.evidence.controls import ControlRow, ControlsInputs
 from records.evidence.evaluation import MAX_AUTOMATED
-from records.io import read_json, write_json
-from records.layout import EVIDENCE_DIR, EvaluationPaths, controls_dir, controls_json
+from records.hashing import files_sha256, tree_files
+from records.io import RecordError, read_json, read_record, write_json, write_record
+from records.layout import (
+    EVIDENCE_DIR,
+    REPO_ROOT,
+    STARTER_DIR,
+    EvaluationPaths,
+    controls_dir,
+    controls_inputs_json,
+    controls_json,
+    evaluator_source_files,
+)
 
 MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
 
@@ -101,6 +111,33 @@ def _mutant_order(mutant: str) -> tuple[int, str]:
     ids = list(BY_ID)
     check = check_of(mutant)
     return (ids.index(check) if check in ids else len(ids), mutant)
+
+
+def control_inputs() -> list[Path]:
+    """What decides every control's verdict: the starter, the evaluator's sources and the
+    controls themselves (reference overlay, mutants)."""
+    skip = {"node_modules", "dist", ".git", "__pycache__"}
+    files = {*tree_files(STARTER_DIR, skip), *evaluator_source_files()}
+    files.update(tree_files(Path(__file__).resolve().parent, skip))
+    return sorted(files)
+
+
+def inputs_record(controls: int) -> ControlsInputs:
+    files = control_inputs()
+    digest = files_sha256(files, REPO_ROOT)
+    return ControlsInputs(sha256=digest, files=len(files), controls=controls)
+
+
+def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
+    """True while controls.json holds an all-matching full run of exactly the current inputs."""
+    stamp = controls_inputs_json(evidence_dir)
+    if not controls_json(evidence_dir).is_file() or not stamp.is_file():
+        return False
+    try:
+        recorded = read_record(stamp, ControlsInputs)
+    except RecordError:
+        return False
+    return recorded.sha256 == inputs_record(recorded.controls).sha256
 
 
 def control_names(patches: dict[str, Path]) -> list[str]:
@@ -184,8 +221,12 @@ def run_controls(
         table = sorted(
             old + table, key=lambda r: order.index(r["control"]) if r["control"] in order else 99
         )
+    stamp = out_json.with_name(controls_inputs_json(out_json.parent).name)
+    stamp.unlink(missing_ok=True)  # rewritten below only by a full run where every control matched
     write_json(out_json, table)
     bad = [r.control for r in rows if not r.match]
+    if not only and not bad and not missing:
+        write_record(stamp, inputs_record(len(rows)))
     if missing and not only:
         print(f"no mutant yet for: {', '.join(missing)}", file=sys.stderr)
     print(f"wrote {out_json}: {len(rows) - len(bad)}/{len(rows)} controls match")

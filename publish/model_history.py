@@ -34,7 +34,7 @@ class Appearance:
     """One model in one round."""
 
     round: RoundSummary
-    units: list[LeaderboardRow]  # this model's unit rows, in the board's order
+    units: list[LeaderboardRow]  # this model's unit rows, by repetition (originals first)
     model_row: ModelRow | None = None  # a repeated round's ranking by model
     not_testable: NotTestable | None = None
 
@@ -126,6 +126,7 @@ def model_histories(rounds: list[RoundSummary]) -> dict[str, ModelHistory]:
         models = summary.model_leaderboard
         by_model = {m.model_key: m for m in models.models} if models else {}
         for key, rows in units.items():
+            rows.sort(key=lambda r: (r.repetition, r.replacement_of is not None, r.unit))
             history = _history(found, key, rows[0].display_name, summary)
             history.appearances.append(Appearance(summary, rows, by_model.get(key)))
         for entry in board.not_testable:

@@ -95,8 +95,10 @@ def install(scratch: Path, setattr: Callable[[Any, str, Any], None]) -> dict[str
         return Cohort(cohort_id=base.cohort_id, description=base.description,
                       candidates=[*base.candidates, *extra])  # fmt: skip
 
-    def simulator(cohort_path: Path, **kwargs: Any) -> Simulator:
-        sim = Simulator.from_cohort(cohort_path, **kwargs)
+    def simulator(
+        cohort_path: Path, variations: dict[str, str] | None = None, **kwargs: Any
+    ) -> Simulator:
+        sim = Simulator.from_cohort(cohort_path, variations, **kwargs)
         for path in scripts.values():
             script = load_script(path)
             sim.models[script.catalogue.id] = script

@@ -16,7 +16,7 @@ from records.layout import REPO_ROOT, round_paths
 from records.rubric import REVIEW_CRITERIA, REVIEW_RANGES
 from scoring.bundle import write_bundle
 from scoring.codes import load_codes
-from scoring.demo_reviews import DEMO_REVIEWS_DIR, PREFIX, write_demo_reviews
+from scoring.demo_reviews import DEMO_REVIEWS_DIR, PREFIX, demo_sheets, write_demo_reviews
 from scoring.packets import build_round_packets
 from scoring.pipeline import score_context
 from scoring.reviews import read_reviews
@@ -55,9 +55,14 @@ def test_one_zip_per_reviewer_in_a_shuffled_order(tmp_path: Path) -> None:
 
 def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     sheets = {p.stem: read_record(p, DemoReviewSheet) for p in sorted(DEMO_REVIEWS_DIR.glob("*"))}
-    assert set(sheets) == {"demo-a", "demo-b", "demo-c"}
-    assert all(s.scripted and s.rounds == ["demo"] for s in sheets.values())
+    assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b"}
+    assert all(s.scripted for s in sheets.values())
+    assert [p.stem for p in demo_sheets("demo")] == ["demo-a", "demo-b", "demo-c"]
+    assert [p.stem for p in demo_sheets("demo-round-1")] == ["demo-round-1-a", "demo-round-1-b"]
+    assert all(s.rounds == ["demo-round-1"] for k, s in sheets.items() if "round-1" in k)
     assert [r.unit for r in sheets["demo-c"].rows] == ["strong-builder-r1"]
+    units = {r.unit for r in sheets["demo-round-1-a"].rows}  # every repetition of every advancer
+    assert len(units) == 18 and units == {r.unit for r in sheets["demo-round-1-b"].rows}
 
 
 def test_demo_reviews_become_code_keyed_sheets_and_finish_the_board(tmp_path: Path) -> None:

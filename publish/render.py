@@ -60,7 +60,6 @@ from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_R
 SITE_SRC = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 OUTPUT_CAP = 20_000  # characters of one tool output kept in the transcript
-MODEL_BOARD = "model-leaderboard.json"
 
 
 class SiteBuildError(RuntimeError):
@@ -433,7 +432,8 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(evidence.paths.leaderboard, copy)
         if evidence.model_leaderboard is not None:
-            shutil.copyfile(evidence.paths.model_leaderboard, copy.with_name(MODEL_BOARD))
+            model_board = evidence.paths.model_leaderboard
+            shutil.copyfile(model_board, copy.with_name(model_board.name))
     else:
         atomic_write_text(docs / "downloads" / "leaderboard.json", provisional_json(rows))
     return round_banner(evidence, rows)

@@ -221,7 +221,7 @@ def run_controls(
         table = sorted(
             old + table, key=lambda r: order.index(r["control"]) if r["control"] in order else 99
         )
-    stamp = out_json.with_name(controls_inputs_json(out_json.parent).name)
+    stamp = controls_inputs_json(out_json.parent)
     stamp.unlink(missing_ok=True)  # rewritten below only by a full run where every control matched
     write_json(out_json, table)
     bad = [r.control for r in rows if not r.match]

@@ -37,6 +37,24 @@ PARAMETERS = {
 NO_ENDPOINTS = "No endpoints found that can handle the requested parameters."
 
 
+def varied(
+    keys: list[str],
+    scripts: list[ScriptedModel],
+    variations: dict[str, str] | None,
+    source: Path,
+) -> list[ScriptedModel]:
+    """`scripts` (one per candidate key, in order) with each varied candidate's script given the
+    session behaviour of its variation file (relative to benchmark/)."""
+    variations = variations or {}
+    unknown = sorted(set(variations) - set(keys))
+    if unknown:
+        raise RecordError(f"{source}: no candidate {', '.join(unknown)} to vary")
+    return [
+        vary(script, load_script(BENCHMARK_DIR / variations[key])) if key in variations else script
+        for key, script in zip(keys, scripts, strict=True)
+    ]
+
+
 class Simulator:
     """`with Simulator(scripts) as sim: sim.base_url` — a threaded server on 127.0.0.1."""
 
@@ -79,19 +97,10 @@ class Simulator:
         """Every candidate's `scripted_model` (relative to benchmark/); `variations` (candidate
         key -> script file) gives a candidate that script's session behaviour instead."""
         cohort = load_cohort(cohort_path)
-        variations = variations or {}
-        unknown = sorted(set(variations) - {c.key for c in cohort.candidates})
-        if unknown:
-            raise RecordError(f"{cohort_path}: no candidate {', '.join(unknown)} to vary")
-        scripts = []
-        for candidate in cohort.candidates:
-            if not candidate.scripted_model:
-                continue
-            script = load_script(BENCHMARK_DIR / candidate.scripted_model)
-            if candidate.key in variations:
-                script = vary(script, load_script(BENCHMARK_DIR / variations[candidate.key]))
-            scripts.append(script)
-        return cls(scripts, **kwargs)
+        scripted = [c for c in cohort.candidates if c.scripted_model]
+        scripts = [load_script(BENCHMARK_DIR / str(c.scripted_model)) for c in scripted]
+        keys = [c.key for c in scripted]
+        return cls(varied(keys, scripts, variations, cohort_path), **kwargs)
 
     @classmethod
     def from_rehearsal(
@@ -101,11 +110,7 @@ class Simulator:
         (`variations` as for `from_cohort`)."""
         scripts, catalogue = rehearsal_models(settings)
         keys = [c.key for c in load_cohort(settings.cohort_path).candidates]
-        for key, path in (variations or {}).items():
-            if key not in keys:
-                raise RecordError(f"{settings.cohort_path}: no candidate {key} to vary")
-            index = keys.index(key)
-            scripts[index] = vary(scripts[index], load_script(BENCHMARK_DIR / path))
+        scripts = varied(keys, scripts, variations, settings.cohort_path)
         return cls(scripts, catalogue=catalogue, **kwargs)
 
     @property

@@ -219,6 +219,11 @@ def diagnose(
     return None
 
 
+def refuses_forks(text: str) -> bool:
+    """Whether `text` holds a message of a process whose fork or thread the kernel refused."""
+    return _MARKERS["nproc"].search(text) is not None
+
+
 def nproc_threshold(nproc: int) -> int:
     """The task count at which the host treats a sandbox as having hit its process limit.
 

@@ -127,9 +127,7 @@ def write_session_identity(folder: Path) -> Path:
         f"agent:x:{SANDBOX_UID}:{SANDBOX_GID}:agent:{SESSION_HOME}:/bin/bash\n"
         "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     )
-    (folder / "group").write_text(
-        f"root:x:0:\nagent:x:{SANDBOX_GID}:\nnogroup:x:65534:\n"
-    )
+    (folder / "group").write_text(f"root:x:0:\nagent:x:{SANDBOX_GID}:\nnogroup:x:65534:\n")
     (folder / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n")
     return folder
 

@@ -70,6 +70,7 @@ from sandbox.limits import (
     diagnose,
     limit_message,
     nproc_threshold,
+    refuses_forks,
 )
 from sandbox.monitor import TreeWatch
 
@@ -418,6 +419,7 @@ class _Collector(threading.Thread):
         self.chunks: list[bytes] = []
         self.kept = 0
         self.seen = 0
+        self.fork_refused = False  # a process printed that the kernel refused its fork or thread
 
     def run(self) -> None:
         while True:
@@ -428,6 +430,8 @@ class _Collector(threading.Thread):
             if not chunk:
                 break
             self.seen += len(chunk)
+            if not self.fork_refused and refuses_forks(chunk.decode("utf-8", errors="replace")):
+                self.fork_refused = True
             if self.kept < self.cap:
                 keep = chunk[: self.cap - self.kept]
                 self.chunks.append(keep)
@@ -467,12 +471,21 @@ def stop_sandbox(proc: subprocess.Popen[bytes], watch: TreeWatch) -> None:
 WATCH_INTERVAL = 0.1
 
 
-def limit_reached(watch: TreeWatch, limits: Limits, *, nproc: bool = True) -> LimitHit | None:
+def limit_reached(
+    watch: TreeWatch, limits: Limits, *, nproc: bool = True, fork_refused: bool = False
+) -> LimitHit | None:
     """The limit the last `watch.sample()` says the sandbox reached, if any: near its process
     limit (`nproc`: a fork bomb retries until the timeout otherwise), its resident-memory total
-    or its disk limit in the writable folders."""
-    if nproc and limits.nproc is not None and watch.tasks >= nproc_threshold(limits.nproc):
-        return "nproc"
+    or its disk limit in the writable folders.
+
+    On a loaded host the samples of a fork bomb may all fall between its peaks, so a tree that
+    has printed a refused fork (`fork_refused`) and was seen at half its process limit or more
+    has reached it too."""
+    if nproc and limits.nproc is not None:
+        near = watch.tasks >= nproc_threshold(limits.nproc)
+        refused = fork_refused and watch.usage.peak_tasks >= limits.nproc // 2
+        if near or refused:
+            return "nproc"
     if limits.resident_total is not None and watch.resident >= limits.resident_total:
         return "memory"
     if limits.writable_total is not None and watch.over_writable():
@@ -544,7 +557,7 @@ def run_process(
         elif limits is not None and time.monotonic() >= next_sample:
             next_sample = time.monotonic() + WATCH_INTERVAL
             watch.sample()
-            hit = limit_reached(watch, limits)
+            hit = limit_reached(watch, limits, fork_refused=out.fork_refused or err.fork_refused)
         if hit is not None:
             stop_sandbox(proc, watch)
             break

@@ -2,7 +2,9 @@
 bare minimum any judge pays — `npm ci --offline` + `npm run build` + one page load — as a ratio,
 with all evidence (video, trace, screenshots; target at most 3.0x) and without (`video`, `trace`
 and `screenshots` off, as the controls' mutants run; target at most 2.0x), plus the evidence's size
-on disk. The same score is expected in both modes. Note the machine's load when quoting numbers.
+on disk and the CPU seconds each run used (this process and every process it waited for: builds,
+the browser phase, Chromium), which a loaded or oversubscribed machine changes far less than wall
+time. The same score is expected in both modes. Note the machine's load when quoting numbers.
 
     .venv/bin/python scripts/bench_evaluator.py [--runs N] [--no-evidence | --evidence-only]
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,6 +65,15 @@ def bare(app: Path, work: Path) -> float:
     return time.monotonic() - start
 
 
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of every child it (transitively) waited for."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
 def tree_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
@@ -78,6 +90,7 @@ def main() -> int:
     ]
     bare_times: list[float] = []
     eval_times: dict[bool, list[float]] = {m: [] for m in modes}
+    eval_cpu: dict[bool, list[float]] = {m: [] for m in modes}
     scores: dict[bool, set[int]] = {m: set() for m in modes}
     sizes: list[int] = []
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -90,16 +103,18 @@ def main() -> int:
             bare_times.append(bare(app, work))
             for evidence in modes:
                 out = work / ("out" if evidence else "out-bare")
-                start = time.monotonic()
+                start, cpu = time.monotonic(), cpu_seconds()
                 result = evaluate(app, out, video=evidence, trace=evidence, screenshots=evidence)
                 eval_times[evidence].append(time.monotonic() - start)
+                eval_cpu[evidence].append(cpu_seconds() - cpu)
                 scores[evidence].add(result.automated_score)
                 if evidence:
                     sizes.append(tree_bytes(out))
                 label = "with evidence" if evidence else "no evidence"
                 print(
                     f"run {i + 1}: bare {bare_times[-1]:.1f} s, evaluator ({label})"
-                    f" {eval_times[evidence][-1]:.1f} s (score {result.automated_score}/60;"
+                    f" {eval_times[evidence][-1]:.1f} s, {eval_cpu[evidence][-1]:.0f} CPU s"
+                    f" (score {result.automated_score}/60;"
                     f" phases {result.timings.model_dump()})",
                     flush=True,
                 )
@@ -111,7 +126,8 @@ def main() -> int:
         label = "with evidence" if evidence else "no evidence"
         print(
             f"evaluator (15 checks, 6 gates, {label}): {e:.1f} s; ratio {e / b:.2f}x"
-            f" (target <= {target}x); scores {sorted(scores[evidence])}"
+            f" (target <= {target}x); {statistics.median(eval_cpu[evidence]):.0f} CPU s;"
+            f" scores {sorted(scores[evidence])}"
         )
     if sizes:
         print(f"evidence per unit: {statistics.median(sizes) / 1e6:.1f} MB (target <= 8 MB)")

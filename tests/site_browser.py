@@ -13,6 +13,8 @@ from typing import Any
 
 from playwright.sync_api import Route, sync_playwright
 
+from records.tools import CHROMIUM
+
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -32,7 +34,7 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
             r.abort()
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1366, "height": 900})
         context.route("**/*", route)
         page = context.new_page()

@@ -19,6 +19,7 @@ from scoring_support import make_round, make_unit, result
 
 from records.io import write_record
 from records.layout import REPO_ROOT
+from records.tools import CHROMIUM
 from sandbox.netns import loopback_netns_argv, netns_available
 from scoring.codes import load_codes
 from scoring.evidence import RoundContext
@@ -70,8 +71,8 @@ def packet_round(tmp_path: Path) -> tuple[RoundContext, Path]:
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> tuple[RoundContext, Path, dict[str, Any]]:
-    if not Path("/usr/bin/chromium").exists() or not netns_available():
-        pytest.skip("needs /usr/bin/chromium and a loopback-only network namespace")
+    if not CHROMIUM.exists() or not netns_available():
+        pytest.fail(f"needs {CHROMIUM} and a loopback-only network namespace (scripts/setup)")
     root = tmp_path_factory.mktemp("review-page")
     ctx, packet = packet_round(root)
     out = root / "observed.json"

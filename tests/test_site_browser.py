@@ -16,6 +16,7 @@ import pytest
 from site_fixture import real_evidence
 
 from publish.render import render_site
+from records.tools import CHROMIUM
 from sandbox.netns import loopback_netns_argv, netns_available
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.opencode]
@@ -24,8 +25,8 @@ DRIVER = Path(__file__).with_name("site_browser.py")
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if not Path("/usr/bin/chromium").exists() or not netns_available():
-        pytest.fail("needs /usr/bin/chromium and a loopback-only network namespace")
+    if not CHROMIUM.exists() or not netns_available():
+        pytest.fail(f"needs {CHROMIUM} and a loopback-only network namespace (scripts/setup)")
     round_id, evidence = real_evidence(tmp_path_factory)
     root = tmp_path_factory.mktemp("browse")
     site = render_site(round_id, evidence, root / "build")

@@ -13,14 +13,8 @@ from typing import Any
 
 from playwright.sync_api import Route, sync_playwright
 
+from evaluator.browser import CHROMIUM_ARGS
 from records.tools import CHROMIUM
-
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-]  # fmt: skip
 
 
 def observe(site: Path, shots: Path | None) -> dict[str, Any]:

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser_support import require_browser
 from scoring_support import demo_cohort
 
 from records.evidence.evaluation import PageTextRecord
 from records.io import read_record
 from records.layout import REPO_ROOT
-from records.tools import CHROMIUM
-from sandbox.netns import loopback_netns_argv, netns_available
+from sandbox.netns import loopback_netns_argv
 from scoring.anonymise import identity_pattern, identity_strings
 from scoring.page_scan import page_hits
 
@@ -23,8 +23,7 @@ DRIVER = Path(__file__).with_name("page_text_browser.py")
 
 
 def test_page_text_is_captured_and_scanned(tmp_path: Path) -> None:
-    if not CHROMIUM.exists() or not netns_available():
-        pytest.fail(f"needs {CHROMIUM} and a loopback-only network namespace (scripts/setup)")
+    require_browser()
     out = tmp_path / "page-text.json"
     proc = subprocess.run(
         loopback_netns_argv([sys.executable, str(DRIVER), str(out)]),

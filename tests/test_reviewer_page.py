@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import require_browser
 from media_fixture import png, webm
 from scoring_support import make_round, make_unit, result
 
 from records.io import write_record
 from records.layout import REPO_ROOT
-from records.tools import CHROMIUM
-from sandbox.netns import loopback_netns_argv, netns_available
+from sandbox.netns import loopback_netns_argv
 from scoring.codes import load_codes
 from scoring.evidence import RoundContext
 from scoring.packets import build_round_packets
@@ -71,8 +71,7 @@ def packet_round(tmp_path: Path) -> tuple[RoundContext, Path]:
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> tuple[RoundContext, Path, dict[str, Any]]:
-    if not CHROMIUM.exists() or not netns_available():
-        pytest.fail(f"needs {CHROMIUM} and a loopback-only network namespace (scripts/setup)")
+    require_browser()
     root = tmp_path_factory.mktemp("review-page")
     ctx, packet = packet_round(root)
     out = root / "observed.json"

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import require_browser
 from site_fixture import add_repeated_round, copy_evidence, real_evidence
 
 from publish.render import render_site
-from records.tools import CHROMIUM
-from sandbox.netns import loopback_netns_argv, netns_available
+from sandbox.netns import loopback_netns_argv
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.opencode]
 DRIVER = Path(__file__).with_name("site_audit.py")
@@ -23,8 +23,7 @@ DRIVER = Path(__file__).with_name("site_audit.py")
 
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    if not CHROMIUM.exists() or not netns_available():
-        pytest.fail(f"needs {CHROMIUM} and a loopback-only network namespace (scripts/setup)")
+    require_browser()
     round_id, shared = real_evidence(tmp_path_factory)
     root = tmp_path_factory.mktemp("audit")
     evidence = copy_evidence(shared, root / "evidence")

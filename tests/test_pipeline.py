@@ -223,7 +223,13 @@ def test_a_row_exported_by_the_reviewer_page_rescores_only(
 
     env, evidence = demo
     rpaths = round_paths("demo", evidence)
-    code = json.loads(rpaths.packets_index.read_text())["codes"][0]
+    # Codes are drawn from a private secret, so the index's order differs per build: take a
+    # packet with screenshots and a video (a failed build's packet has neither).
+    code = next(
+        c for c in sorted(json.loads(rpaths.packets_index.read_text())["codes"])
+        if any((rpaths.packets_dir / c / "screenshots").glob("*"))
+        and any((rpaths.packets_dir / c).glob("*.webm"))
+    )  # fmt: skip
     out = tmp_path / "observed.json"
     driver = Path(__file__).with_name("reviewer_page_browser.py")
     packet = rpaths.packets_dir / code

@@ -57,8 +57,8 @@ def check_catalogue(upstream: Upstream, candidate: Candidate) -> CatalogueCheck:
     (the round's catalogue stage refuses such a cohort before anything is spent)."""
     with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
         route = check_candidate(candidate, catalogue_from_client(client))
-    gate = [f"{m.field}: {m.detail}" for m in route.mismatches if m.kind == "route"]
-    inputs = [f"input {m.field}: {m.detail}" for m in route.mismatches if m.kind != "route"]
+    gate = [f"{m.field}: {m.detail}" for m in route.mismatches if m.kind != "input"]
+    inputs = [f"input {m.field}: {m.detail}" for m in route.mismatches if m.kind == "input"]
     return CatalogueCheck(
         route=candidate.route, expected_slug=candidate.expected_canonical_slug,
         present=route.present, canonical_slug=route.canonical_slug,

@@ -18,7 +18,9 @@ from records.layout import BENCHMARK_DIR
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-COHORT_SCHEMA_VERSION = 3  # 2: `catalogue`, the snapshot checked against; 3: `advanced_from`
+DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+COHORT_SCHEMA_VERSION = 4
+"""2: `catalogue`, the snapshot checked against; 3: `advanced_from`; 4: a candidate's `unlisted`."""
 RoundKind = Literal["demo", "rehearsal", "real"]
 DEFAULT_AGENT = AgentInfo(name="opencode", version="1.17.18")  # round files that name none
 
@@ -34,6 +36,22 @@ class Substitution(Strict):
     reason: str
 
 
+class Unlisted(Strict):
+    """A disclosed gap: the cohort names this route although the catalogue it was checked against
+    no longer lists it. The catalogue check then reports the gap as disclosed, not as a mistake in
+    the cohort file; the preflight still records the route as not testable (catalogue)."""
+
+    last_listed: str = Field(description="date of the newest capture that lists the route")
+    reason: str = Field(description="why the route stays in the cohort")
+
+    @field_validator("last_listed")
+    @classmethod
+    def _date(cls, value: str) -> str:
+        if not DATE_PATTERN.match(value):
+            raise ValueError(f"last_listed {value!r} is not a date (YYYY-MM-DD)")
+        return value
+
+
 class Candidate(Strict):
     key: str
     company: str
@@ -43,6 +61,7 @@ class Candidate(Strict):
     reasoning: Literal["high", "default"]
     notes: str = ""
     substitution: Substitution | None = None
+    unlisted: Unlisted | None = None
     scripted_model: str | None = Field(
         default=None,
         description="demo rounds only: the simulator script file under benchmark/demo/",
@@ -105,7 +124,7 @@ class Cohort(Strict):
     schema_version: int = Field(
         default=1,
         description="1: no catalogue reference (older files); 2: with `catalogue`; "
-        "3: with `advanced_from`",
+        "3: with `advanced_from`; 4: with a candidate's `unlisted`",
     )
     cohort_id: str
     description: str
@@ -129,6 +148,12 @@ class Cohort(Strict):
             raise ValueError("catalogue needs schema_version 2")
         if self.advanced_from is not None and self.schema_version < 3:
             raise ValueError("advanced_from needs schema_version 3")
+        if self.schema_version < 4:
+            for candidate in self.candidates:
+                if candidate.unlisted is not None:
+                    raise ValueError(
+                        f"candidate {candidate.key!r}: unlisted needs schema_version 4"
+                    )
         return self
 
     @model_validator(mode="after")

@@ -40,7 +40,9 @@ def test_rehearsal_subset_runs_end_to_end(tmp_path: Path) -> None:
 
     paths = round_paths(ROUND, evidence)
     report = read_record(paths.catalogue, CatalogueReport)
-    assert [(m.key, m.field) for m in report.mismatches] == [("devstral", "present")]
+    assert [(m.key, m.field, m.kind) for m in report.mismatches] == [
+        ("devstral", "present", "disclosed")
+    ]
     verdicts = {
         key: read_record(paths.preflight(key), PreflightRecord)
         for key in ("grok", "gemini-pro", "devstral")

@@ -12,8 +12,14 @@ Every mismatch names the candidate, the route and the field, and has a kind:
   `tools` and `tool_choice` advertised). At preflight such a route is "not testable", class
   `catalogue`; it is never silently replaced.
 - `input`: the cohort file disagrees with what the route documents (the frozen reasoning policy is
-  not "high where the route supports it, otherwise the documented default"). That is an error in
-  the frozen inputs, to be fixed before the round is frozen; it says nothing about the model.
+  not "high where the route supports it, otherwise the documented default", or a disclosed gap
+  that the catalogue contradicts). That is an error in the frozen inputs, to be fixed before the
+  round is frozen; it says nothing about the model.
+- `disclosed`: a route the cohort names although the catalogue no longer lists it, disclosed in
+  the cohort file (`unlisted`: the date of the newest capture that lists it, and why it stays).
+  Still a failed catalogue gate (not testable at preflight), but not a mistake in the cohort:
+  the check passes with it. Only a route some capture listed can be disclosed; a route no
+  capture ever listed is a `route` mismatch whatever the cohort says.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ class Mismatch(Record):
     key: str
     route: str
     field: MismatchField
-    kind: Literal["route", "input"]
+    kind: Literal["route", "input", "disclosed"]
     expected: str
     found: str
     detail: str
@@ -101,19 +107,22 @@ class RouteCheck(Record):
 
     @property
     def gate_passed(self) -> bool:
-        """The methodology's catalogue gate: no `route` mismatch."""
-        return not any(m.kind == "route" for m in self.mismatches)
+        """The methodology's catalogue gate: no `route` mismatch and no disclosed gap."""
+        return all(m.kind == "input" for m in self.mismatches)
 
     @property
     def passed(self) -> bool:
-        return not self.mismatches
+        """Nothing wrong in the cohort file (a disclosed gap is not wrong)."""
+        return all(m.kind == "disclosed" for m in self.mismatches)
 
     def detail(self) -> str:
         return "; ".join(f"{m.field}: {m.detail}" for m in self.mismatches)
 
 
 class CatalogueReport(Record):
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = Field(
+        default=2, description="2: mismatches of kind `disclosed` (a cohort's `unlisted` route)"
+    )
     round_id: str | None = None
     cohort_id: str
     cohort_file: str | None = None
@@ -195,6 +204,79 @@ def reasoning_check(route: CatalogueRoute, policy: Policy) -> ReasoningCheck:
     )  # fmt: skip
 
 
+def _presence(
+    candidate: Candidate, route: CatalogueRoute | None, catalogue: Catalogue
+) -> Mismatch | None:
+    """The `present` field: listed, or a gap the cohort discloses truthfully, or a mismatch."""
+    key, rid, told = candidate.key, candidate.route, candidate.unlisted
+    where = catalogue.source.captured_at or catalogue.source.location
+
+    def miss(
+        kind: Literal["route", "input", "disclosed"], expected: str, found: str, detail: str
+    ) -> Mismatch:
+        return Mismatch(
+            key=key,
+            route=rid,
+            field="present",
+            kind=kind,
+            expected=expected,
+            found=found,
+            detail=detail,
+        )
+
+    if route is not None and route.listed:
+        if told is None:
+            return None
+        return miss(
+            "input",
+            f"unlisted since {told.last_listed}",
+            "listed",
+            f"the cohort discloses {rid} as unlisted (last listed {told.last_listed}) but "
+            f"the catalogue ({where}) lists it: remove `unlisted` from the cohort file",
+        )
+    if route is None:
+        if told is not None and catalogue.source.kind == "live":
+            return miss(
+                "disclosed",
+                "listed",
+                "absent",
+                f"{rid} is not in the live /models ({catalogue.source.location}), as the "
+                f"cohort discloses (last listed {told.last_listed}: {told.reason})",
+            )
+        never = " in any capture; only a route a capture listed can be disclosed" if told else ""
+        return miss(
+            "route",
+            "listed",
+            "absent",
+            f"{rid} is not in /models ({catalogue.source.location}){never}",
+        )
+    newest = (
+        f"its newest record is from {route.last_seen or 'an older source'} "
+        f"(captures: {route.seen_in or 'none'})"
+    )
+    if told is None:
+        return miss(
+            "route",
+            "listed",
+            "delisted",
+            f"{rid} is not listed in the catalogue's newest capture ({where}); {newest}",
+        )
+    if route.last_seen != told.last_listed:
+        return miss(
+            "input",
+            f"last listed {told.last_listed}",
+            f"last listed {route.last_seen}",
+            f"the cohort discloses {rid} as last listed {told.last_listed}, but {newest}",
+        )
+    return miss(
+        "disclosed",
+        "listed",
+        "delisted",
+        f"{rid} is not listed in the catalogue's newest capture ({where}); {newest}; "
+        f"disclosed by the cohort: {told.reason}",
+    )
+
+
 def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
     """One route of the cohort against the catalogue."""
     key, rid = candidate.key, candidate.route
@@ -204,30 +286,10 @@ def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
         present=False, record_found=False,
     )  # fmt: skip
     route = catalogue.get(rid)
-    where = catalogue.source.location
+    presence = _presence(candidate, route, catalogue)
     if route is None:
-        miss = Mismatch(
-            key=key, route=rid, field="present", kind="route", expected="listed", found="absent",
-            detail=f"{rid} is not in /models ({where})",
-        )  # fmt: skip
-        return base.model_copy(update={"mismatches": [miss]})
-    mismatches: list[Mismatch] = []
-    if not route.listed:
-        mismatches.append(
-            Mismatch(
-                key=key,
-                route=rid,
-                field="present",
-                kind="route",
-                expected="listed",
-                found="delisted",
-                detail=(
-                    f"{rid} is not listed in the catalogue's newest capture "
-                    f"({catalogue.source.captured_at or where}); its newest record is from "
-                    f"{route.last_seen or 'an older source'} (captures: {route.seen_in or 'none'})"
-                ),
-            )  # fmt: skip
-        )
+        return base.model_copy(update={"mismatches": [presence] if presence else []})
+    mismatches: list[Mismatch] = [presence] if presence else []
     params = list(route.supported_parameters)
     slug_ok = route.canonical_slug == candidate.expected_canonical_slug
     if not slug_ok:
@@ -314,7 +376,8 @@ def check_cohort(
     round_id: str | None = None,
     cohort_path: Path | None = None,
 ) -> CatalogueReport:
-    """Every route of the cohort, in cohort order; `passed` only when nothing mismatches."""
+    """Every route of the cohort, in cohort order; `passed` when nothing mismatches but the gaps
+    the cohort discloses."""
     routes = [check_candidate(c, catalogue) for c in cohort.candidates]
     cohort_file = display_path(cohort_path) if cohort_path else None
     mismatches, notes = _recorded_catalogue(cohort, catalogue, cohort_file)
@@ -330,7 +393,7 @@ def check_cohort(
         routes=routes,
         mismatches=mismatches,
         notes=notes,
-        passed=not mismatches,
+        passed=all(m.kind == "disclosed" for m in mismatches),
     )
 
 
@@ -406,11 +469,19 @@ def render_table(report: CatalogueReport) -> str:
     )
     out = [title, "", *(line.rstrip() for line in lines), ""]
     out.extend(f"note: {note}" for note in report.notes)
-    if report.mismatches:
-        out.append(f"{len(report.mismatches)} mismatch(es):")
-        out.extend(f"  [{m.kind}] {m}" for m in report.mismatches)
+    wrong = [m for m in report.mismatches if m.kind != "disclosed"]
+    disclosed = [m for m in report.mismatches if m.kind == "disclosed"]
+    if wrong:
+        out.append(f"{len(wrong)} mismatch(es):")
+        out.extend(f"  [{m.kind}] {m}" for m in wrong)
     else:
         out.append("no mismatches")
+    if disclosed:
+        out.append(
+            f"{len(disclosed)} disclosed gap(s) (the cohort file names them; the preflight records "
+            "them as not testable, class catalogue):"
+        )
+        out.extend(f"  {m}" for m in disclosed)
     warnings = [(r, w) for r in report.routes for w in r.warnings]
     if warnings:
         out.append("warnings:")

@@ -40,11 +40,11 @@ def catalogue_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> bool:
     write_record(round_paths(round_id, evidence_dir).catalogue, report)
     print(render_table(report), end="")
     inputs = [m for m in report.mismatches if m.kind == "input"]
-    routes = [m for m in report.mismatches if m.kind == "route"]
+    routes = [m for m in report.mismatches if m.kind != "input"]
     if routes:
         print(
-            f"{len(routes)} route mismatch(es): the preflight records those routes as not "
-            "testable (catalogue); they are never replaced"
+            f"{len(routes)} route(s) failing the catalogue gate (mismatched or disclosed): the "
+            "preflight records them as not testable (catalogue); they are never replaced"
         )
     if inputs:
         print(

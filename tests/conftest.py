@@ -50,6 +50,7 @@ READS_THE_DEMO_BUILD = (
     "test_site_browser.py",
     "test_site_render.py",
     "test_site_rounds.py",
+    "test_demo_units.py",
 )
 HEAVY_TIMEOUT_S = 5400
 _BACKGROUND: list[DemoBuild] = []

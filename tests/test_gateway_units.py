@@ -17,7 +17,7 @@ from harness.session.upstream import Upstream
 from harness.spend import SpendRefused, check_spend
 from harness.unit import UnitRefused, run_unit
 from publish.views import fmt_cost
-from records.evidence.gateway import KeyCheck, read_exchanges
+from records.evidence.gateway import KeyCheck
 from records.inputs import load_round
 from records.io import read_record
 from records.layout import round_paths
@@ -49,22 +49,6 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             yield ev
 
 
-def test_one_transient_503_is_a_disclosed_transport_retry(evidence: Path) -> None:
-    record = run_unit("demo", "transient-503", evidence_dir=evidence, check_order=False)
-    assert (record.stop_status, record.validity, record.failure_class) == (
-        "completed", "valid", "none")  # fmt: skip
-    gw = record.gateway
-    assert gw.retries == 0 and gw.transport_retries >= 1 and record.harness_retries == 0
-    assert gw.transport_retry_classes == {"upstream_5xx": gw.transport_retries}
-    assert gw.error_classes == {"upstream_5xx": 1}
-    log = round_paths("demo", evidence).unit("transient-503-r1").gateway
-    records = read_exchanges(log)
-    failed, retried = next(
-        (a, b) for a, b in zip(records, records[1:], strict=False) if a.status == 503
-    )
-    assert retried.transport_retry and retried.step == failed.step and retried.status == 200
-
-
 def test_a_keepalive_stall_past_the_window_is_a_replaceable_provider_outage(
     evidence: Path,
 ) -> None:
@@ -90,13 +74,6 @@ def test_an_in_stream_429_is_classed_rate_limit(evidence: Path) -> None:
     assert record.gateway.error_classes.get("rate_limit", 0) >= 1
     assert "midstream_error" not in record.gateway.error_classes
     assert record.failure_class == "provider_outage", record.failure_detail
-
-
-def test_the_big_spender_ends_within_its_ceiling(evidence: Path) -> None:
-    record = run_unit("demo", "big-spender", evidence_dir=evidence, check_order=False)
-    assert record.cost_usd is not None and record.cost_usd <= record.ceilings.budget_usd == 5.0
-    assert record.stop_status == "budget_ceiling" and record.validity == "valid"
-    assert record.gateway.max_tokens_changes, "the hard budget lowered max_tokens at least once"
 
 
 def test_unknown_cost_stays_unknown(evidence: Path) -> None:

@@ -45,35 +45,6 @@ def test_catalogue_failures_are_not_testable(evidence: Path, key: str, detail: s
     assert read_record(round_paths("demo", evidence).preflight(key), PreflightRecord) == record
 
 
-def test_three_good_probes_qualify(evidence: Path) -> None:
-    record = run_preflight("demo", "idle", evidence_dir=evidence)
-    assert record.qualified and record.verdict == "qualified" and record.reason_class is None
-    assert [p.passed for p in record.probes] == [True, True, True]
-    assert (record.probes_passed, record.passed_fraction) == (3, "3/3")
-    assert all(p.file_edited and p.command_ran for p in record.probes)
-    assert record.catalogue.passed and record.catalogue.tools_supported
-    assert record.isolation.level == "bwrap-loopback-proxy"
-    probe_dir = round_paths("demo", evidence).probe_dir("idle", 1)
-    for name in ("probe.json", "events.jsonl", "trace.json", "gateway.jsonl", "commands.json",
-                 "worktree.diff"):
-        assert (probe_dir / name).is_file(), name
-    assert "probe 1 ok" in (probe_dir / "worktree.diff").read_text()
-    # written once: a second call returns the record without running probes again
-    assert run_preflight("demo", "idle", evidence_dir=evidence) == record
-
-
-def test_two_of_three_is_adapter_unstable(evidence: Path) -> None:
-    record = run_preflight("demo", "flaky-adapter", evidence_dir=evidence)
-    assert (record.verdict, record.reason_class) == ("not_testable", "adapter_unstable")
-    # every probe runs after a failure, so the literal 2/3 is on record
-    assert [p.passed for p in record.probes] == [True, False, True]
-    assert (record.probes_passed, record.passed_fraction) == (2, "2/3")
-    assert record.reason.startswith("2/3 probes passed (3/3 required); probe 2: ")
-    probes = round_paths("demo", evidence)
-    for n in (1, 2, 3):
-        assert (probes.probe_dir("flaky-adapter", n) / "probe.json").is_file()
-
-
 def test_provider_errors_are_route_provider(evidence: Path) -> None:
     record = run_preflight("demo", "probe-404", evidence_dir=evidence)
     assert (record.verdict, record.reason_class) == ("not_testable", "route_provider")

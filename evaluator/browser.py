@@ -132,6 +132,47 @@ def settle(page: Page, timeout_ms: int = SETTLE_TIMEOUT_MS) -> list[str]:
     return pending
 
 
+# "Nothing else happens", bounded by evidence: resolves once `frames` animation frames in a row
+# pass with no DOM mutation, no URL or history change and no animation or transition starting
+# (true), or when `maxMs` runs out first (false: the page kept changing). An app's reaction to an
+# action (a re-render, a second history push, a late class that starts a transition) shows up as
+# one of these, so the wait ends when the page is demonstrably quiet instead of after a fixed
+# sleep.
+QUIET_JS = """
+async ([maxMs, frames]) => {
+  const t0 = performance.now();
+  let changed = false;
+  const mark = () => { changed = true; };
+  const observer = new MutationObserver(mark);
+  observer.observe(document, { subtree: true, childList: true, attributes: true,
+                               characterData: true });
+  const types = ['animationstart', 'transitionrun', 'popstate', 'hashchange'];
+  types.forEach((t) => window.addEventListener(t, mark, true));
+  let href = location.href, length = history.length, quiet = 0;
+  try {
+    while (performance.now() - t0 < maxMs) {
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      if (location.href !== href || history.length !== length) {
+        href = location.href; length = history.length; changed = true;
+      }
+      if (changed) { quiet = 0; changed = false; } else if (++quiet >= frames) return true;
+    }
+    return false;
+  } finally {
+    observer.disconnect();
+    types.forEach((t) => window.removeEventListener(t, mark, true));
+  }
+}
+"""
+QUIET_FRAMES = 3
+
+
+def wait_quiet(page: Page, max_ms: int) -> bool:
+    """Wait until the page is quiet for `QUIET_FRAMES` frames (see QUIET_JS), at most `max_ms`."""
+    quiet: bool = page.evaluate(QUIET_JS, [max_ms, QUIET_FRAMES])
+    return quiet
+
+
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 

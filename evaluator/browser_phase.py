@@ -9,12 +9,15 @@ the evidence in OUT: screenshots/, video.webm, trace.zip, axe.json, and page-tex
 screenshot's visible text, title, alt/aria-label/title/placeholder texts and meta tags, which the
 blind-packet stage scans for identity).
 
-One browser, two contexts: the three core journeys run on one page of a recording context (the
-interaction video and the trace; a journey's exhaustive sweep runs off the record, on a page of
-the other context); everything else runs on fresh pages of a second context. A
-watchdog kills Chromium when one check exceeds its budget (a page that blocks its main thread
-would otherwise hang `page.evaluate` forever); the check fails with that diagnostic and the
-browser is relaunched for the next check.
+The checks run on lanes (`plan_lanes`): threads, each with its own Playwright, Chromium, request
+log and facts, so two checks run at once without seeing each other. The lane with the core
+journeys runs them on one page of a recording context (the interaction video and the trace; a
+journey's exhaustive sweep runs off the record, on a page of the other context); everything
+else runs on fresh pages of a plain context. The record merges the lanes in lane order, and
+`evaluate` sorts the checks into the contract's order, so the split changes no verdict. A
+watchdog kills a lane's Chromium when one check exceeds its budget (a page that blocks its main
+thread would otherwise hang `page.evaluate` forever); the check fails with that diagnostic and
+the lane relaunches its browser for the next check.
 """
 
 from __future__ import annotations
@@ -65,6 +68,10 @@ CHECK_BUDGET_S = 120.0
 """Wall time per check before the watchdog calls the page hung: generous, because the sweeps take
 several times longer on a machine whose cores are shared (a hang is still caught, later)."""
 MAX_HANGS = 2
+"""Hangs per lane before the lane's remaining checks are failed unrun."""
+LANES = max(1, min(2, os.cpu_count() or 1))
+"""Checks run on this many lanes at once (threads, each with its own Chromium): bounded by cores.
+The browser phase waits on the page far more than it computes, so two lanes nearly halve it."""
 PAGE_TEXT_CAP = 20_000
 PAGE_TEXT_JS = """(cap) => {
   const all = (sel, name) => Array.from(document.querySelectorAll(sel))
@@ -96,6 +103,7 @@ class PhaseOptions:
     trace: bool = True
     screenshots: bool = True
     check_budget_s: float = CHECK_BUDGET_S
+    lanes: int = LANES
 
 
 class PhaseState(PhaseRecord):
@@ -151,14 +159,16 @@ class Session:
             self.recording_page = self.recording.new_page()
         return self.recording, self.recording_page
 
-    def finish_recording(self, state: PhaseState) -> None:
+    def finish_recording(self) -> tuple[str | None, str | None]:
+        """Stop recording; the saved video's and trace's paths (relative to the output)."""
         if self.recording is None:
-            return
+            return None, None
         out = EvaluationPaths(self.opts.out)
+        video_path = trace_path = None
         if self.opts.trace:
             try:
                 self.recording.tracing.stop(path=str(out.trace))
-                state.trace = out.relative(out.trace)
+                trace_path = out.relative(out.trace)
             except PlaywrightError:
                 pass
         video = self.recording_page.video if self.recording_page is not None else None
@@ -166,12 +176,13 @@ class Session:
         if video is not None:
             try:
                 shutil.move(video.path(), out.video)
-                state.video = out.relative(out.video)
+                video_path = out.relative(out.video)
             except (PlaywrightError, OSError):
                 pass
         shutil.rmtree(out.root / ".video", ignore_errors=True)
         self.recording = None
         self.recording_page = None
+        return video_path, trace_path
 
     def kill(self) -> None:
         """Kill this session's Chromium (found by its unique run flag)."""
@@ -318,35 +329,62 @@ def run_check(
     )
 
 
-def run_phase(opts: PhaseOptions) -> PhaseState:
-    state = PhaseState()
-    opts.out.mkdir(parents=True, exist_ok=True)
-    shots = opts.out / "screenshots"
-    write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord())  # no stale page text
-    data: VenueData = load_venues(opts.data_file)
-    facts = Facts()
-    requests = RequestLog()
-    t_start = time.monotonic()
-    state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
+def plan_lanes(selected: list[Check], lanes: int) -> list[list[Check]]:
+    """Which checks run on which lane, in order: the same split for every submission.
 
-    def save() -> None:
-        state.facts = PhaseFacts(
-            max_overflow=facts.max_overflow, unsettled=sorted(set(facts.unsettled))
-        )
-        state.blocked_requests = sorted(set(requests.blocked))
-        write_record(opts.phase_json, _state_json(state))
-        write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord(pages=state.page_texts))
+    One lane runs everything (core journeys first). With two, lane 0 runs the gate probes, the
+    core journeys (one recorded page: one coherent video) and url-state (the catalogue's other
+    long sweep); lane 1 runs the rest, including no-overflow and the checks that judge its shared
+    visits (axe, semantics, responsive-layout), which must stay on one lane with it.
+    """
+    core_ids = set(CORE_JOURNEYS.values())
+    core = [c for c in selected if c.id in core_ids]
+    rest = [c for c in selected if c.id not in core_ids]
+    if lanes <= 1:
+        return [core + rest]
+    first = core + [c for c in rest if c.id in JOURNEY_LANE_EXTRA]
+    second = [c for c in rest if c.id not in JOURNEY_LANE_EXTRA]
+    return [first, second] if second else [first]
 
-    def shooter(page: Page, name: str, view_state: str, viewport: str, full_page: bool) -> None:
-        if not opts.screenshots:
+
+JOURNEY_LANE_EXTRA = frozenset({"url-state"})
+"""Non-core checks that run on the journeys' lane (balances the two lanes' wall time)."""
+
+
+class Lane:
+    """One worker: its own Playwright, Chromium, request log, facts and results, so that nothing a
+    check measures depends on what another lane is doing at the same moment."""
+
+    def __init__(self, index: int, checks: list[Check], opts: PhaseOptions, data: VenueData):
+        self.index = index
+        self.checks = checks
+        self.opts = opts
+        self.data = data
+        self.facts = Facts()
+        self.facts.collectors = {c.id: c.shared_visits(data) for c in checks if c.shared_visits}
+        self.requests = RequestLog()
+        self.results: list[CheckResult] = []
+        self.probes: dict[str, dict[str, Any]] = {}
+        self.screenshots: list[Screenshot] = []
+        self.page_texts: list[PageText] = []
+        self.evidence_s = 0.0
+        self.video: str | None = None
+        self.trace: str | None = None
+        self.versions: dict[str, str | None] = {}
+        self.hangs = 0
+        self.error: BaseException | None = None
+
+    def shooter(self, page: Page, name: str, view_state: str, viewport: str, full: bool) -> None:
+        if not self.opts.screenshots:
             return
+        shots = self.opts.out / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
         file = shots / f"{name}--{view_state}--{viewport}.png"
         started = time.monotonic()
         try:
             page.screenshot(
                 path=str(file),
-                full_page=full_page,
+                full_page=full,
                 animations="disabled",
                 caret="hide",
                 timeout=15_000,
@@ -362,110 +400,183 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
         )
         text = page_text(page, shot)
         if text is not None:
-            state.page_texts.append(text)
-        state.timings["evidence_s"] = round(
-            state.timings.get("evidence_s", 0.0) + time.monotonic() - started, 3
-        )
-        state.screenshots.append(shot)
+            self.page_texts.append(text)
+        self.evidence_s += time.monotonic() - started
+        self.screenshots.append(shot)
 
-    selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
-    facts.collectors = {c.id: c.shared_visits(data) for c in selected if c.shared_visits}
-    core_ids = set(CORE_JOURNEYS.values())
-    hangs = 0
-    with StaticServer(opts.dist) as server, sync_playwright() as pw:
-        session = Session(pw, opts, requests)
-        state.versions["chromium"] = session.browser.version
-        state.timings["browser_start_s"] = round(time.monotonic() - t_start, 2)
+    def run(self, server_url: str, probes_first: bool, saved: Callable[[], None]) -> None:
+        """Run the gate probes (when `probes_first`) and this lane's checks; `saved` after each."""
+        with sync_playwright() as pw:
+            session = Session(pw, self.opts, self.requests)
+            self.versions["chromium"] = session.browser.version
+            core_ids = set(CORE_JOURNEYS.values())
 
-        def main_ctx() -> CheckContext:
-            ctx = CheckContext(session.main, server.url, data, facts, requests)
-            ctx.shooter = shooter
-            return ctx
+            def main_ctx() -> CheckContext:
+                ctx = CheckContext(session.main, server_url, self.data, self.facts, self.requests)
+                ctx.shooter = self.shooter
+                return ctx
 
-        def core_ctx() -> CheckContext:
-            context, page = session.recording_ctx()
-            return CheckContext(
-                context, server.url, data, facts, requests, page=page, unrecorded=session.main
-            )
+            def core_ctx() -> CheckContext:
+                context, page = session.recording_ctx()
+                return CheckContext(
+                    context,
+                    server_url,
+                    self.data,
+                    self.facts,
+                    self.requests,
+                    page=page,
+                    unrecorded=session.main,
+                )
 
-        def relaunch() -> None:
-            nonlocal session
+            def relaunch() -> None:
+                nonlocal session
+                session.close()
+                session = Session(pw, self.opts, self.requests)
+
+            if probes_first:
+                for name, probe in (
+                    ("root-page", probes.root_page),
+                    ("keyboard-enquiry", probes.keyboard_enquiry),
+                ):
+                    self.probes[name] = run_probe(probe, main_ctx, session, self.opts)
+                    if session.hung:
+                        self.hangs += 1
+                        relaunch()
+                saved()
+            for position, check in enumerate(self.checks):
+                if self.hangs >= MAX_HANGS:
+                    result = not_run_after_hangs(check, self.hangs)
+                else:
+                    maker = core_ctx if check.id in core_ids else main_ctx
+                    result = run_check(
+                        check, maker, session, self.opts.check_budget_s, lambda: self.facts.shared_s
+                    )
+                    if session.hung:
+                        self.hangs += 1
+                        relaunch()
+                self.results.append(result)
+                if check.id in core_ids and not any(
+                    c.id in core_ids for c in self.checks[position + 1 :]
+                ):
+                    self.video, self.trace = session.finish_recording()
+                saved()
+            video, trace = session.finish_recording()
+            self.video, self.trace = self.video or video, self.trace or trace
             session.close()
-            session = Session(pw, opts, requests)
 
-        # Gate probes first (cheap, and they tell a reviewer the most).
-        for name, probe in (
-            ("root-page", probes.root_page),
-            ("keyboard-enquiry", probes.keyboard_enquiry),
-        ):
-            timer = threading.Timer(opts.check_budget_s, session.kill)
-            timer.start()
-            try:
-                ctx = main_ctx()
-                reason = probe(ctx)
-                ctx.close()
-                state.probes[name] = {"failed": reason is not None, "reason": reason or ""}
-            except CheckStopped as exc:
-                state.probes[name] = {"failed": True, "reason": str(exc)}
-            except PlaywrightTimeoutError as exc:
-                state.probes[name] = {"failed": True, "reason": f"timed out: {_first_line(exc)}"}
-            except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung
-                why = "the page stopped responding" if session.hung else _first_line(exc)
-                state.probes[name] = {
-                    "failed": session.hung,
-                    "reason": why,
-                    "evaluator_error": not session.hung,
-                }
-                if not session.hung:
-                    traceback.print_exc()
-            finally:
-                timer.cancel()
-            if session.hung:
-                hangs += 1
-                relaunch()
 
+def run_probe(
+    probe: Callable[[CheckContext], str | None],
+    make_ctx: Callable[[], CheckContext],
+    session: Session,
+    opts: PhaseOptions,
+) -> dict[str, Any]:
+    """One gate probe's outcome: failed and why (or our own failure, unless the page hung)."""
+    timer = threading.Timer(opts.check_budget_s, session.kill)
+    timer.start()
+    try:
+        ctx = make_ctx()
+        reason = probe(ctx)
+        ctx.close()
+        return {"failed": reason is not None, "reason": reason or ""}
+    except CheckStopped as exc:
+        return {"failed": True, "reason": str(exc)}
+    except PlaywrightTimeoutError as exc:
+        return {"failed": True, "reason": f"timed out: {_first_line(exc)}"}
+    except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung
+        if not session.hung:
+            traceback.print_exc()
+        why = "the page stopped responding" if session.hung else _first_line(exc)
+        return {"failed": session.hung, "reason": why, "evaluator_error": not session.hung}
+    finally:
+        timer.cancel()
+
+
+def not_run_after_hangs(check: Check, hangs: int) -> CheckResult:
+    return CheckResult(
+        id=check.id,
+        dimension=check.dimension,
+        points=0,
+        max_points=check.points,
+        executed=True,
+        passed=False,
+        proves=check.proves,
+        diagnostics=[
+            Diagnostic(
+                expected="a responsive page",
+                seen=f"not run: the page hung {hangs} times already",
+                journey_critical=check.journey is not None,
+            )
+        ],
+    )
+
+
+def merge_lanes(state: PhaseState, lanes: list[Lane]) -> None:
+    """The phase's record from its lanes, in lane order (the same for every run)."""
+    state.checks = [r for lane in lanes for r in lane.results]
+    state.probes = {k: v for lane in lanes for k, v in lane.probes.items()}
+    state.screenshots = [s for lane in lanes for s in lane.screenshots]
+    state.page_texts = [t for lane in lanes for t in lane.page_texts]
+    state.video = next((lane.video for lane in lanes if lane.video), None)
+    state.trace = next((lane.trace for lane in lanes if lane.trace), None)
+    widest: dict[str, Any] = {"px": 0}
+    for lane in lanes:
+        if lane.facts.max_overflow.get("px", 0) > widest.get("px", 0):
+            widest = lane.facts.max_overflow
+    unsettled = {u for lane in lanes for u in lane.facts.unsettled}
+    state.facts = PhaseFacts(max_overflow=widest, unsettled=sorted(unsettled))
+    state.blocked_requests = sorted({u for lane in lanes for u in lane.requests.blocked})
+    evidence_s = sum(lane.evidence_s for lane in lanes)
+    if evidence_s:
+        state.timings["evidence_s"] = round(evidence_s, 3)
+    for lane in lanes:
+        for name, version in lane.versions.items():
+            state.versions.setdefault(name, version)
+
+
+def run_phase(opts: PhaseOptions) -> PhaseState:
+    state = PhaseState()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord())  # no stale page text
+    data: VenueData = load_venues(opts.data_file)
+    t_start = time.monotonic()
+    state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
+    selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
+    lanes = [
+        Lane(i, checks, opts, data) for i, checks in enumerate(plan_lanes(selected, opts.lanes))
+    ]
+    lock = threading.Lock()
+
+    def save() -> None:
+        with lock:
+            merge_lanes(state, lanes)
+            write_record(opts.phase_json, _state_json(state))
+            write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord(pages=state.page_texts))
+
+    def work(lane: Lane, url: str) -> None:
+        try:
+            lane.run(url, probes_first=lane.index == 0, saved=save)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the main thread
+            lane.error = exc
+
+    with StaticServer(opts.dist) as server:
         t_checks = time.monotonic()
-        ordered = [c for c in selected if c.id in core_ids] + [
-            c for c in selected if c.id not in core_ids
+        threads = [
+            threading.Thread(target=work, args=(lane, server.url), name=f"lane-{lane.index}")
+            for lane in lanes[1:]
         ]
-        for check in ordered:
-            if hangs >= MAX_HANGS:
-                result = CheckResult(
-                    id=check.id,
-                    dimension=check.dimension,
-                    points=0,
-                    max_points=check.points,
-                    executed=True,
-                    passed=False,
-                    proves=check.proves,
-                    diagnostics=[
-                        Diagnostic(
-                            expected="a responsive page",
-                            seen=f"not run: the page hung {hangs} times already",
-                            journey_critical=check.journey is not None,
-                        )
-                    ],
-                )
-            else:
-                maker = core_ctx if check.id in core_ids else main_ctx
-                result = run_check(
-                    check, maker, session, opts.check_budget_s, lambda: facts.shared_s
-                )
-                if session.hung:
-                    hangs += 1
-                    relaunch()
-            state.checks.append(result)
-            save()
-            if check.id in core_ids and not any(
-                c.id in core_ids for c in ordered[ordered.index(check) + 1 :]
-            ):
-                session.finish_recording(state)
-        session.finish_recording(state)
+        for thread in threads:
+            thread.start()
+        work(lanes[0], server.url)
+        for thread in threads:
+            thread.join()
         state.timings["checks_s"] = round(time.monotonic() - t_checks, 2)
-        state.timings["shared_visits_s"] = round(facts.shared_s, 2)
-        session.close()
+    for lane in lanes:
+        if lane.error is not None:
+            raise lane.error
+    state.timings["shared_visits_s"] = round(sum(lane.facts.shared_s for lane in lanes), 2)
     files = EvaluationPaths(opts.out)
-    write_json(files.axe, facts.axe_runs)
+    write_json(files.axe, [run for lane in lanes for run in lane.facts.axe_runs])
     state.axe = files.relative(files.axe)
     state.timings["browser_s"] = round(time.monotonic() - t_start, 2)
     state.complete = True
@@ -488,6 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-trace", action="store_true")
     parser.add_argument("--no-screenshots", action="store_true")
     parser.add_argument("--check-budget", type=float, default=CHECK_BUDGET_S)
+    parser.add_argument("--lanes", type=int, default=LANES, help="checks run this many at once")
     args = parser.parse_args(argv)
     opts = PhaseOptions(
         dist=args.dist,
@@ -499,6 +611,7 @@ def main(argv: list[str] | None = None) -> int:
         trace=not args.no_trace,
         screenshots=not args.no_screenshots,
         check_budget_s=args.check_budget,
+        lanes=args.lanes,
     )
     try:
         run_phase(opts)

@@ -31,8 +31,6 @@ STARTER_PASSES = {
 }
 
 
-
-
 def judge(result: EvaluationResult) -> list[str]:
     """Every calibration condition that does not hold, as a sentence."""
     reasons: list[str] = []

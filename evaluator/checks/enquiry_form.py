@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Request
 
+from evaluator.browser import wait_quiet
 from evaluator.checks._dialog import Fields, find_fields, open_dialog, tomorrow_iso
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
@@ -36,7 +37,7 @@ FIELD_JS = """
 
 def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: list[str]) -> None:
     fields.submit.click()
-    ctx.page.wait_for_timeout(150)
+    wait_quiet(ctx.page, 150)
     first_invalid = None
     for label, loc in fields.in_order():
         info = loc.evaluate(FIELD_JS)

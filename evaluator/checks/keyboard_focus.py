@@ -6,6 +6,7 @@ its neighbours)."""
 
 from __future__ import annotations
 
+from evaluator.browser import wait_quiet
 from evaluator.checks.base import CheckContext
 from evaluator.checks.spec import Check
 
@@ -113,7 +114,7 @@ def run(ctx: CheckContext) -> None:
         )
     else:
         page.keyboard.press("Enter")
-        page.wait_for_timeout(100)
+        wait_quiet(page, 100)
         in_main = page.evaluate(
             "() => { const m = document.querySelector('main, [role=main]');"
             " return !!m && (m === document.activeElement || m.contains(document.activeElement)); }"

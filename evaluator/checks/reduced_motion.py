@@ -7,6 +7,7 @@ the enquiry dialog."""
 
 from __future__ import annotations
 
+from evaluator.browser import wait_quiet
 from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
@@ -79,7 +80,7 @@ def _long_entrances(ctx: CheckContext) -> None:
 
 
 def _observe(ctx: CheckContext) -> None:
-    ctx.page.wait_for_timeout(250)
+    wait_quiet(ctx.page, 250)
 
 
 def _collect(ctx: CheckContext) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+from evaluator.browser import wait_quiet
 from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
 from evaluator.checks.base import CheckContext, CheckStopped, names, short_list, wait_until
 from evaluator.checks.spec import Check
@@ -66,7 +67,7 @@ class Commits:
                 f"after {label}: the URL {_describe(want)}", f"URL is {self.ctx.path()}", "location"
             )
             return False
-        page.wait_for_timeout(100)
+        wait_quiet(page, 100)
         pushed = page.evaluate("() => history.length") - before
         if pushed != 1:
             self.ctx.problem(

@@ -154,3 +154,14 @@ class TreeWatch:
         """Whether the last measure of the writable folders passed the cap or the file count."""
         over_bytes = self.writable_cap is not None and self.writable_bytes > self.writable_cap
         return over_bytes or self.writable_files > MAX_WRITABLE_FILES
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of this machine has spent busy since boot (user, nice, system, irq,
+    softirq; `/proc/stat`). A difference over a run on a quiet machine is that run's whole CPU
+    cost: unlike `getrusage(RUSAGE_CHILDREN)` it counts the processes nobody waits for, such as
+    Chromium's renderers and GPU process (most of a browser phase's CPU)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        fields = fh.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")

@@ -4,9 +4,9 @@ reference solution, then all of them together.
 The reference is built once (`npm ci --offline` + `npm run build`); then the browser phase runs
 once with no check (Chromium's start and the two gate probes: the floor every run pays), once
 per check (`--only <check>`) and once with every check, each in the loopback-only namespace and
-without evidence (as the controls' mutants run). For each run it prints the CPU seconds of the
-whole process tree (Python, Playwright's driver, Chromium; a loaded machine changes these far
-less than wall time), the wall time, and the check's own verdict and duration.
+without evidence (as the controls' mutants run). For each run it prints the machine's busy CPU
+seconds over the run (`/proc/stat`: Python, Playwright's driver and every Chromium process; run it
+on a quiet machine), the wall time, and the check's own verdict and duration.
 
 A check run alone pays for what it would otherwise measure on an earlier check's shared visit
 (axe, semantics and responsive-layout on no-overflow's), so the per-check rows add up to more
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -34,13 +33,9 @@ from evaluator.controls.materialize import materialize_reference
 from records.layout import REPO_ROOT
 from records.tools import NPM_CACHE, node_path_env
 from sandbox import loopback_netns_argv
+from sandbox.monitor import machine_busy_seconds
 
 NONE, ALL = "(no check)", "(all checks)"
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def build_reference(root: Path) -> Path:
@@ -65,12 +60,12 @@ def run_phase(
         argv += ["--only", only]
     if not evidence:
         argv += ["--no-video", "--no-trace", "--no-screenshots"]
-    cpu, start = children_cpu(), time.monotonic()
+    cpu, start = machine_busy_seconds(), time.monotonic()
     subprocess.run(
         loopback_netns_argv(argv), cwd=REPO_ROOT, env=node_path_env(), check=True,
         capture_output=True,
     )  # fmt: skip
-    return children_cpu() - cpu, time.monotonic() - start, json.loads(phase.read_text())
+    return machine_busy_seconds() - cpu, time.monotonic() - start, json.loads(phase.read_text())
 
 
 def main() -> int:

@@ -2,9 +2,10 @@
 bare minimum any judge pays — `npm ci --offline` + `npm run build` + one page load — as a ratio,
 with all evidence (video, trace, screenshots; target at most 3.0x) and without (`video`, `trace`
 and `screenshots` off, as the controls' mutants run; target at most 2.0x), plus the evidence's size
-on disk and the CPU seconds each run used (this process and every process it waited for: builds,
-the browser phase, Chromium), which a loaded or oversubscribed machine changes far less than wall
-time. The same score is expected in both modes. Note the machine's load when quoting numbers.
+on disk and the CPU seconds each run cost: the whole machine's busy time over the run
+(`/proc/stat`), because Chromium's renderers and GPU process, which no parent waits for, are most
+of it and `getrusage` misses them; so run it on a quiet machine. The same score is expected in
+both modes. Note the machine's load when quoting numbers.
 
     .venv/bin/python scripts/bench_evaluator.py [--runs N] [--no-evidence | --evidence-only]
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -29,6 +29,7 @@ from evaluator.evaluate import evaluate
 from records.layout import REPO_ROOT
 from records.tools import NPM_CACHE, node_path_env
 from sandbox import loopback_netns_argv
+from sandbox.monitor import machine_busy_seconds
 
 PAGE_LOAD = r"""
 import sys, threading
@@ -65,15 +66,6 @@ def bare(app: Path, work: Path) -> float:
     return time.monotonic() - start
 
 
-def cpu_seconds() -> float:
-    """User + system CPU of this process and of every child it (transitively) waited for."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
-
-
 def tree_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
@@ -103,10 +95,10 @@ def main() -> int:
             bare_times.append(bare(app, work))
             for evidence in modes:
                 out = work / ("out" if evidence else "out-bare")
-                start, cpu = time.monotonic(), cpu_seconds()
+                start, cpu = time.monotonic(), machine_busy_seconds()
                 result = evaluate(app, out, video=evidence, trace=evidence, screenshots=evidence)
                 eval_times[evidence].append(time.monotonic() - start)
-                eval_cpu[evidence].append(cpu_seconds() - cpu)
+                eval_cpu[evidence].append(machine_busy_seconds() - cpu)
                 scores[evidence].add(result.automated_score)
                 if evidence:
                     sizes.append(tree_bytes(out))

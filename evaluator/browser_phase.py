@@ -315,18 +315,7 @@ def run_check(
                 journey_critical=check.journey is not None,
             )
         )
-    passed = executed and not diagnostics
-    return CheckResult(
-        id=check.id,
-        dimension=check.dimension,
-        points=check.points if passed else 0,
-        max_points=check.points,
-        executed=executed,
-        passed=passed,
-        diagnostics=diagnostics,
-        proves=check.proves,
-        duration_s=round(time.monotonic() - started, 2),
-    )
+    return check.result(diagnostics, executed, round(time.monotonic() - started, 2))
 
 
 def plan_lanes(selected: list[Check], lanes: int) -> list[list[Check]]:
@@ -493,21 +482,14 @@ def run_probe(
 
 
 def not_run_after_hangs(check: Check, hangs: int) -> CheckResult:
-    return CheckResult(
-        id=check.id,
-        dimension=check.dimension,
-        points=0,
-        max_points=check.points,
-        executed=True,
-        passed=False,
-        proves=check.proves,
-        diagnostics=[
+    return check.result(
+        [
             Diagnostic(
                 expected="a responsive page",
                 seen=f"not run: the page hung {hangs} times already",
                 journey_critical=check.journey is not None,
             )
-        ],
+        ]
     )
 
 

@@ -106,17 +106,7 @@ def run_browser_phase(
 
 def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
     return [
-        CheckResult(
-            id=c.id,
-            dimension=c.dimension,
-            points=0,
-            max_points=c.points,
-            executed=executed,
-            passed=False,
-            proves=c.proves,
-            diagnostics=[Diagnostic(expected="the check runs", seen=reason)],
-        )
-        for c in CHECKS
+        c.result([Diagnostic(expected="the check runs", seen=reason)], executed) for c in CHECKS
     ]
 
 

@@ -39,7 +39,9 @@ def run(ctx: CheckContext) -> None:
             ctx.goto(path)
             _measure(ctx, "page", failures)
             ctx.share_visit(path)
-            ctx.snap(name, "page")
+            # Evidence: the whole page at the phone and desktop widths, the first screen at 768
+            # (the tablet's full pages repeated the other two and were a third of the evidence).
+            ctx.snap(name, "page", full_page=width != 768)
         # Menu open (where a Menu button is shown).
         ctx.goto("/venues")
         menu = page.get_by_role("button", name="Menu", exact=True)

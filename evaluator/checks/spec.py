@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from records.evidence.evaluation import Dimension
+from records.evidence.evaluation import CheckResult, Diagnostic, Dimension
 
 if TYPE_CHECKING:
     from evaluator.checks.base import CheckContext
@@ -59,3 +59,20 @@ class Check:
         """The docstring after its id, as one line."""
         doc = " ".join(self.doc.split())
         return doc.split(": ", 1)[1] if ": " in doc else doc
+
+    def result(
+        self, diagnostics: list[Diagnostic], executed: bool = True, duration_s: float = 0.0
+    ) -> CheckResult:
+        """This check's result: all its points when it ran without a diagnostic, else none."""
+        passed = executed and not diagnostics
+        return CheckResult(
+            id=self.id,
+            dimension=self.dimension,
+            points=self.points if passed else 0,
+            max_points=self.points,
+            executed=executed,
+            passed=passed,
+            diagnostics=diagnostics,
+            proves=self.proves,
+            duration_s=duration_s,
+        )

@@ -58,6 +58,7 @@ def run_browser_phase(
     screenshots: bool = True,
     timeout: float = BROWSER_PHASE_TIMEOUT_S,
     check_budget: float | None = None,
+    lanes: int | None = None,
 ) -> tuple[PhaseRecord, str]:
     """Run the browser phase in a loopback-only network namespace; returns (phase data, log)."""
     phase_json = EvaluationPaths(out_dir).phase
@@ -85,6 +86,8 @@ def run_browser_phase(
         argv.append("--no-screenshots")
     if check_budget is not None:
         argv += ["--check-budget", str(check_budget)]
+    if lanes is not None:
+        argv += ["--lanes", str(lanes)]
     result = run_process(
         loopback_netns_argv(argv),
         cwd=REPO_ROOT,
@@ -144,10 +147,12 @@ def evaluate(
     check_budget: float | None = None,
     browser_timeout: float = BROWSER_PHASE_TIMEOUT_S,
     node_modules: Path | None = None,
+    lanes: int | None = None,
 ) -> EvaluationResult:
     """Evaluate the app in `app_dir` into `out_dir`. `node_modules`: an installed node_modules
     to hard-link in place of `npm ci` (the controls: one install for the reference and every
-    mutant, whose lockfile is the reference's); the install step then records the reuse."""
+    mutant, whose lockfile is the reference's); the install step then records the reuse.
+    `lanes`: how many checks the browser phase runs at once (default: by cores)."""
     start = time.monotonic()
     app_dir = app_dir.resolve()
     out_dir = out_dir.resolve()
@@ -212,6 +217,7 @@ def evaluate(
                 screenshots=screenshots,
                 check_budget=check_budget,
                 timeout=browser_timeout,
+                lanes=lanes,
             )
             files.logs.mkdir(parents=True, exist_ok=True)
             files.log("browser").write_text(log, encoding="utf-8")

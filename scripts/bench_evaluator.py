@@ -8,6 +8,10 @@ of it and `getrusage` misses them; so run it on a quiet machine. The same score 
 both modes. Note the machine's load when quoting numbers.
 
     .venv/bin/python scripts/bench_evaluator.py [--runs N] [--no-evidence | --evidence-only]
+        [--lanes N]
+
+`--lanes 1` runs the checks one after another (the browser phase's default is one lane per core,
+at most two), for a before/after on the same machine.
 
 The bare page load runs Chromium with the same flags inside the same loopback-only namespace.
 """
@@ -76,6 +80,9 @@ def main() -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-evidence", action="store_true", help="only the run without evidence")
     only.add_argument("--evidence-only", action="store_true", help="only the run with evidence")
+    parser.add_argument(
+        "--lanes", type=int, default=None, help="checks run at once (default: by cores)"
+    )
     args = parser.parse_args()
     modes = [
         m for m in (True, False) if not (m and args.no_evidence or not m and args.evidence_only)
@@ -85,7 +92,10 @@ def main() -> int:
     eval_cpu: dict[bool, list[float]] = {m: [] for m in modes}
     scores: dict[bool, set[int]] = {m: set() for m in modes}
     sizes: list[int] = []
-    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores;"
+        f" lanes: {args.lanes or 'by cores'}"
+    )
     with tempfile.TemporaryDirectory(prefix="siteos-bench-") as tmp:
         app = Path(tmp) / "reference"
         materialize_reference(app)
@@ -96,7 +106,14 @@ def main() -> int:
             for evidence in modes:
                 out = work / ("out" if evidence else "out-bare")
                 start, cpu = time.monotonic(), machine_busy_seconds()
-                result = evaluate(app, out, video=evidence, trace=evidence, screenshots=evidence)
+                result = evaluate(
+                    app,
+                    out,
+                    video=evidence,
+                    trace=evidence,
+                    screenshots=evidence,
+                    lanes=args.lanes,
+                )
                 eval_times[evidence].append(time.monotonic() - start)
                 eval_cpu[evidence].append(machine_busy_seconds() - cpu)
                 scores[evidence].add(result.automated_score)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Page, Playwright, Request, ViewportSize
+from playwright.sync_api import Error as PlaywrightError
 
 from records.tools import AXE_JS, CHROMIUM
 
@@ -168,9 +170,20 @@ QUIET_FRAMES = 3
 
 
 def wait_quiet(page: Page, max_ms: int) -> bool:
-    """Wait until the page is quiet for `QUIET_FRAMES` frames (see QUIET_JS), at most `max_ms`."""
-    quiet: bool = page.evaluate(QUIET_JS, [max_ms, QUIET_FRAMES])
-    return quiet
+    """Wait until the page is quiet for `QUIET_FRAMES` frames (see QUIET_JS), at most `max_ms`.
+
+    A document replaced meanwhile (a navigation: a server-rendered form, a reload) ends the
+    in-page wait; the rest of `max_ms` is then waited out, as the fixed wait did, and the page
+    did not stay quiet (False)."""
+    started = time.monotonic()
+    try:
+        quiet: bool = page.evaluate(QUIET_JS, [max_ms, QUIET_FRAMES])
+        return quiet
+    except PlaywrightError:
+        left_ms = max_ms - (time.monotonic() - started) * 1000
+        if left_ms > 0:
+            page.wait_for_timeout(left_ms)
+        return False
 
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]

@@ -3,18 +3,14 @@ title and placeholder texts, meta tags), and the packet stage finds a signature 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from browser_support import require_browser
+from browser_support import run_driver
 from scoring_support import demo_cohort
 
 from records.evidence.evaluation import PageTextRecord
 from records.io import read_record
-from records.layout import REPO_ROOT
-from sandbox.netns import loopback_netns_argv
 from scoring.anonymise import identity_pattern, identity_strings
 from scoring.page_scan import page_hits
 
@@ -23,13 +19,8 @@ DRIVER = Path(__file__).with_name("page_text_browser.py")
 
 
 def test_page_text_is_captured_and_scanned(tmp_path: Path) -> None:
-    require_browser()
     out = tmp_path / "page-text.json"
-    proc = subprocess.run(
-        loopback_netns_argv([sys.executable, str(DRIVER), str(out)]),
-        capture_output=True, text=True, timeout=120, cwd=REPO_ROOT,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_driver(DRIVER, str(out))
     [page] = read_record(out, PageTextRecord).pages
     assert page.title == "Atlas Rooms · Inkwell"
     assert "Built with Inkwell Signer 1" in page.visible_text

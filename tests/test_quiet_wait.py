@@ -5,15 +5,10 @@ calls a page that keeps changing quiet, and survives a navigation during the wai
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from browser_support import require_browser
-
-from records.layout import REPO_ROOT
-from sandbox.netns import loopback_netns_argv
+from browser_support import run_driver
 
 pytestmark = [pytest.mark.browser]
 DRIVER = Path(__file__).with_name("quiet_wait_browser.py")
@@ -22,13 +17,8 @@ CASES = ("still", "restless", "late-push", "navigates")
 
 
 def test_quiet_wait_ends_on_evidence(tmp_path: Path) -> None:
-    require_browser()
     out = tmp_path / "quiet.json"
-    proc = subprocess.run(
-        loopback_netns_argv([sys.executable, str(DRIVER), str(out)]),
-        capture_output=True, text=True, timeout=120, cwd=REPO_ROOT,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_driver(DRIVER, str(out))
     found = json.loads(out.read_text())
     still, restless, late, navigates = (found[k] for k in CASES)
     assert still[0] and still[1] < MAX_S  # quiet, and well before the cap

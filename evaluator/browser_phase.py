@@ -71,7 +71,8 @@ MAX_HANGS = 2
 """Hangs per lane before the lane's remaining checks are failed unrun."""
 LANES = max(1, min(2, os.cpu_count() or 1))
 """Checks run on this many lanes at once (threads, each with its own Chromium): bounded by cores.
-The browser phase waits on the page far more than it computes, so two lanes nearly halve it."""
+Run serially the phase left the two cores a third idle; two lanes cut its wall time by about a
+third at the same CPU (evaluator/README.md, "Speed")."""
 PAGE_TEXT_CAP = 20_000
 PAGE_TEXT_JS = """(cap) => {
   const all = (sel, name) => Array.from(document.querySelectorAll(sel))

@@ -42,12 +42,12 @@ HEAVY_FIRST = (
     "test_parallel_sessions.py",
     "test_evaluator_hostile.py",
 )
-READS_THE_DEMO_BUILD = (
+READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build ends
+    "test_site_audit.py",
+    "test_site_browser.py",
     "test_pipeline.py",
     "test_evaluator_controls.py",
     "test_evaluator_calibration.py",
-    "test_site_audit.py",
-    "test_site_browser.py",
     "test_site_render.py",
     "test_site_rounds.py",
     "test_demo_units.py",

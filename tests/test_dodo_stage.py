@@ -75,3 +75,16 @@ def test_an_evaluation_is_current_only_for_the_inputs_it_saved(
     unit_paths.archive.write_bytes(b"tree")
     unit_paths.result.unlink()
     assert current(None, values) is False
+
+
+@pytest.mark.parametrize(("parallel", "dep"), [(1, "unit:{unit}"), (4, "unit:parallel")])
+def test_each_evaluation_waits_for_its_own_session_only(
+    monkeypatch: pytest.MonkeyPatch, parallel: int, dep: str
+) -> None:
+    settings = dodo.SETTINGS.model_copy(update={"max_parallel_sessions": parallel})
+    monkeypatch.setattr(dodo, "SETTINGS", settings)
+    units = [("idle-r1", "idle", 1, 0), ("signer-r1", "signer", 1, 0)]
+    monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
+    tasks = list(dodo.task_evaluate())
+    assert [t["name"] for t in tasks] == ["idle-r1", "signer-r1"]
+    assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u)] for u, *_ in units]

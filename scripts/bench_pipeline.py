@@ -50,10 +50,10 @@ def demo_round(env: dict[str, str]) -> tuple[float, list[tuple[float, str]]]:
     return round(time.perf_counter() - started, 1), tasks
 
 
-def phases(tasks: list[tuple[float, str]], total: float) -> dict[str, float | None]:
+def phases(tasks: list[tuple[float, str]]) -> dict[str, float | None]:
     """When the round's phases began (seconds since the start), from the task announcements: the
     first session (the preflights are done), the first pass's packets (its sessions and
-    evaluations are done), the replacement's session, and the end."""
+    evaluations are done) and the replacement's session."""
 
     def first(prefix: str, after: float = -1.0) -> float | None:
         return next((t for t, name in tasks if name.startswith(prefix) and t > after), None)
@@ -65,7 +65,6 @@ def phases(tasks: list[tuple[float, str]], total: float) -> dict[str, float | No
         "first_evaluation_at_s": first("evaluate:"),
         "first_pass_packets_at_s": packets,
         "replacement_session_at_s": first("unit:", packets) if packets is not None else None,
-        "whole_s": total,
     }
 
 
@@ -82,7 +81,7 @@ def main() -> None:
     }
     total, tasks = demo_round(env)
     report["whole_demo_round_s"] = total
-    report["phases"] = phases(tasks, total)
+    report["phases"] = phases(tasks)
     report["noop_doit_s"] = timed(DOIT, env)
     subprocess.run([*DOIT, "forget", "site"], cwd=ROOT, env=env, check=True, capture_output=True)
     report["site_build_s"] = timed([*DOIT, "site"], env)  # the site alone, rendered again

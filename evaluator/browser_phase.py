@@ -324,12 +324,14 @@ def plan_lanes(selected: list[Check], lanes: int) -> list[list[Check]]:
 
     One lane runs everything (core journeys first). With two, lane 0 runs the gate probes, the
     core journeys (one recorded page: one coherent video) and url-state (the catalogue's other
-    long sweep); lane 1 runs the rest, including no-overflow and the checks that judge its shared
-    visits (axe, semantics, responsive-layout), which must stay on one lane with it.
+    long sweep); lane 1 runs the rest, no-overflow first, then the checks that judge its shared
+    visits (catalogue-listing, long-copy, responsive-layout, semantics, axe), which must stay on
+    one lane with it and after it.
     """
     core_ids = set(CORE_JOURNEYS.values())
     core = [c for c in selected if c.id in core_ids]
     rest = [c for c in selected if c.id not in core_ids]
+    rest.sort(key=lambda c: c.id not in VISITS_FIRST)  # stable: otherwise the contract's order
     if lanes <= 1:
         return [core + rest]
     first = core + [c for c in rest if c.id in JOURNEY_LANE_EXTRA]
@@ -337,6 +339,8 @@ def plan_lanes(selected: list[Check], lanes: int) -> list[list[Check]]:
     return [first, second] if second else [first]
 
 
+VISITS_FIRST = frozenset({"no-overflow"})
+"""Checks whose settled visits later checks judge (`shared_visits`): first among the rest."""
 JOURNEY_LANE_EXTRA = frozenset({"url-state"})
 """Non-core checks that run on the journeys' lane (balances the two lanes' wall time)."""
 

@@ -4,14 +4,36 @@ polite live region are part of the filters: see filter-journey.)"""
 
 from __future__ import annotations
 
-from evaluator.checks.base import CheckContext, names, short_list
+from collections.abc import Callable
+from typing import Any
+
+from evaluator.checks.base import CheckContext, SharedVisit, names, short_list, visit_key
 from evaluator.checks.spec import Check
+from evaluator.data import VenueData
+
+VISIT = visit_key("/venues", 1440)
+
+
+def measure(ctx: CheckContext) -> list[dict[str, str]]:
+    """The visible heading links, in document order (read-only)."""
+    return ctx.venue_links()
+
+
+def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
+    return {VISIT: measure}
 
 
 def run(ctx: CheckContext) -> None:
-    ctx.goto("/venues", width=1440)
+    where = ctx.shared(CHECK.id, VISIT)
+    if where is None:
+        ctx.goto("/venues", width=1440)
+        judge(ctx, measure(ctx), None)
+    else:
+        judge(ctx, where.value, where)
+
+
+def judge(ctx: CheckContext, links: list[dict[str, str]], where: SharedVisit | None) -> None:
     venues = ctx.data.venues
-    links = ctx.venue_links()
     expected = [(v.name, v.path) for v in venues]
     seen = [(link["name"], link["path"].rstrip("/")) for link in links]
     if seen == expected:
@@ -25,12 +47,14 @@ def run(ctx: CheckContext) -> None:
             f"{len(seen)} heading links; missing: {short_list(missing)}; "
             f"unexpected: {short_list(extra)}",
             "h2/h3 > link",
+            where,
         )
     else:
         ctx.problem(
             "cards in the data file's order: " + short_list([v.name for v in venues], 4),
             "order: " + short_list(names(links), 4),
             "h2/h3 > link",
+            where,
         )
 
 
@@ -45,4 +69,5 @@ CHECK = Check(
         "catalogue.cards",
         "business.data",
     ],
+    shared_visits=shared_visits,
 )

@@ -5,8 +5,12 @@ clipping of its box."""
 
 from __future__ import annotations
 
-from evaluator.checks.base import CheckContext
+from collections.abc import Callable
+from typing import Any
+
+from evaluator.checks.base import CheckContext, SharedVisit, visit_key
 from evaluator.checks.spec import Check
+from evaluator.data import VenueData
 
 # Returns why `el` is clipped or overflowing, or null when it is shown whole.
 CLIP_JS = """
@@ -39,9 +43,10 @@ CLIP_JS = """
 }
 """
 
-FIND_TEXT_JS = """
-(text) => {
-  // Whitespace is ignored: paragraphs rendered as separate elements join without it.
+# The smallest element of main holding the whole text (whitespace ignored: paragraphs rendered as
+# separate elements join without it), judged by CLIP_JS; null when the text is not there in full.
+DESCRIPTION_JS = (
+    """(text) => {
   const norm = (t) => (t || '').replace(/\\s+/g, '');
   const want = norm(text);
   const main = document.querySelector('main') || document.body;
@@ -49,53 +54,111 @@ FIND_TEXT_JS = """
   for (const el of main.querySelectorAll('*')) {
     if (norm(el.textContent).includes(want)) best = el;
   }
-  return best;
-}
-"""
+  return best && ("""
+    + CLIP_JS
+    + """)(best);
+}"""
+)
 
 
-def run(ctx: CheckContext) -> None:
-    page = ctx.page
-    long_name = ctx.data.longest_name
-    ctx.goto(long_name.path, width=360)
-    h1 = page.locator("h1")
+def measure_name(ctx: CheckContext) -> dict[str, Any]:
+    """The h1s' texts and, for one h1, how it is clipped (read-only)."""
+    h1 = ctx.page.locator("h1")
     texts = [" ".join(t.split()) for t in h1.all_text_contents()]
-    if texts != [long_name.name]:
+    return {"texts": texts, "clip": h1.first.evaluate(CLIP_JS) if len(texts) == 1 else None}
+
+
+def measure_description(ctx: CheckContext) -> dict[str, Any] | None:
+    """How the element holding the whole longest description is clipped (read-only)."""
+    info: dict[str, Any] | None = ctx.page.evaluate(
+        DESCRIPTION_JS, ctx.data.longest_description.description
+    )
+    return info
+
+
+def measure(ctx: CheckContext, path: str) -> dict[str, Any]:
+    """What this check reads on `path` at 360 px: the long name, the long description, or both
+    (when one venue has both)."""
+    got: dict[str, Any] = {}
+    if path == ctx.data.longest_name.path:
+        got["name"] = measure_name(ctx)
+    if path == ctx.data.longest_description.path:
+        got["description"] = measure_description(ctx)
+    return got
+
+
+def page_paths(data: VenueData) -> list[str]:
+    return list(dict.fromkeys([data.longest_name.path, data.longest_description.path]))
+
+
+def collector(path: str) -> Callable[[CheckContext], dict[str, Any]]:
+    """What this check reads on `path`, as a collector of a shared visit."""
+    return lambda ctx: measure(ctx, path)
+
+
+def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
+    return {visit_key(path, 360): collector(path) for path in page_paths(data)}
+
+
+def judge_name(ctx: CheckContext, got: dict[str, Any], where: SharedVisit | None) -> None:
+    long_name = ctx.data.longest_name
+    if got["texts"] != [long_name.name]:
         ctx.problem(
             f'at 360px the page {long_name.path} has one h1 reading "{long_name.name}"',
-            f"h1s: {texts}",
+            f"h1s: {got['texts']}",
             "h1",
+            where,
         )
-    else:
-        info = h1.first.evaluate(CLIP_JS)
-        for problem in info["problems"]:
-            ctx.problem(
-                "the long venue name wraps, whole and unclipped", f"the h1: {problem}", "h1"
-            )
-        if info["lines"] < 2:
-            ctx.problem(
-                "the long venue name wraps onto several lines at 360px",
-                f"it takes {info['lines']} line(s) ({info['width']}px wide)",
-                "h1",
-            )
+        return
+    info = got["clip"]
+    for problem in info["problems"]:
+        ctx.problem(
+            "the long venue name wraps, whole and unclipped", f"the h1: {problem}", "h1", where
+        )
+    if info["lines"] < 2:
+        ctx.problem(
+            "the long venue name wraps onto several lines at 360px",
+            f"it takes {info['lines']} line(s) ({info['width']}px wide)",
+            "h1",
+            where,
+        )
+
+
+def judge_description(
+    ctx: CheckContext, info: dict[str, Any] | None, where: SharedVisit | None
+) -> None:
     long_desc = ctx.data.longest_description
-    ctx.goto(long_desc.path, width=360)
-    handle = page.evaluate_handle(FIND_TEXT_JS, long_desc.description)
-    element = handle.as_element()
-    if element is None:
+    if info is None:
         ctx.problem(
             f"the full {len(long_desc.description)}-character description on {long_desc.path}",
             "the description text is not on the page in full",
             "main",
+            where,
         )
         return
-    info = element.evaluate(CLIP_JS)
     for problem in info["problems"]:
         ctx.problem(
             "the long description is shown whole and wraps",
             f"its container: {problem}",
             "main (description)",
+            where,
         )
+
+
+def run(ctx: CheckContext) -> None:
+    # Both pages are settled states no-overflow visits at 360 px: judged there when it ran first
+    # on this lane (`shared_visits`), loaded here otherwise.
+    for path in page_paths(ctx.data):
+        where = ctx.shared(CHECK.id, visit_key(path, 360))
+        if where is None:
+            ctx.goto(path, width=360)
+            got = measure(ctx, path)
+        else:
+            got = where.value
+        if "name" in got:
+            judge_name(ctx, got["name"], where)
+        if "description" in got:
+            judge_description(ctx, got["description"], where)
 
 
 CHECK = Check(
@@ -109,4 +172,5 @@ CHECK = Check(
         "detail.description",
         "business.edge-cases",
     ],
+    shared_visits=shared_visits,
 )

@@ -8,16 +8,17 @@ derived from evidence and rebuild when their inputs change.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from doit import create_after
 from doit.tools import config_changed
 
-from records.hashing import tree_files
+from records.hashing import file_sha256, tree_files
 from records.inputs import load_cohort, load_round, round_settings_path
 from records.layout import (
     BUILD_DIR,
@@ -216,12 +217,18 @@ def scheduled_units() -> list[tuple[str, str, int, int]]:
     return units
 
 
+UNIT_TASKS: set[str] = set()
+"""The session tasks `task_unit` has yielded in this doit run (doit calls a delayed creator only
+when something asks for its stage: `doit score` alone reaches the evaluations, not the units)."""
+
+
 @create_after(executed="order")
 def task_unit() -> Iterator[dict[str, Any]]:
     """Run each scored unit once, in frozen order: one fresh agent session via the proxy
     (with `max_parallel_sessions` > 1: up to that many at once, started in frozen order)."""
     if SETTINGS.max_parallel_sessions > 1:
         units = scheduled_units()
+        UNIT_TASKS.add("unit:parallel")
         yield {
             "name": "parallel",
             "actions": [(stage, ["harness.parallel:run_round", ROUND])],
@@ -232,6 +239,7 @@ def task_unit() -> Iterator[dict[str, Any]]:
         return
     previous: str | None = None
     for unit, key, rep, replacement in scheduled_units():
+        UNIT_TASKS.add(f"unit:{unit}")
         yield {
             "name": unit,
             "actions": [
@@ -244,20 +252,63 @@ def task_unit() -> Iterator[dict[str, Any]]:
         previous = unit
 
 
-def evaluable_units() -> list[str]:
-    return [unit for unit, *_ in scheduled_units() if PATHS.unit(unit).archive.exists()]
+def unit_task(unit: str) -> str:
+    """The doit task an evaluation of `unit` waits for: the one that runs its session (one task
+    for all of them in parallel mode) when this run created the session tasks, otherwise the
+    whole `unit` stage (which makes doit create them and run every session that is missing)."""
+    own = "unit:parallel" if SETTINGS.max_parallel_sessions > 1 else f"unit:{unit}"
+    return own if own in UNIT_TASKS else "unit"
 
 
-@create_after(executed="unit")
-def task_evaluate() -> Iterator[dict[str, Any]]:
-    """Evaluate each unit's final worktree: sandboxed build, 15 browser checks, gates, evidence."""
-    for unit in evaluable_units():
+def evaluation_digest(unit: str) -> str:
+    """What an evaluation depends on: the unit's session record and final worktree archive and
+    the evaluator and sandbox sources (names and contents)."""
+    paths = PATHS.unit(unit)
+    digest = hashlib.sha256()
+    named = [("session.json", paths.session), ("worktree.tar.gz", paths.archive)]
+    named += [(Path(f).relative_to(REPO_ROOT).as_posix(), Path(f)) for f in EVALUATOR_FILES]
+    for name, path in named:
+        digest.update(f"{name}\0{file_sha256(path)}\0".encode())
+    return digest.hexdigest()
+
+
+def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
+    """Up to date when the unit ran and left no worktree (nothing to evaluate), or when its
+    result.json is from the current inputs (the digest the last evaluation saved)."""
+
+    def current(task: Any, values: dict[str, Any]) -> bool:
         paths = PATHS.unit(unit)
+        if paths.session.exists() and not paths.archive.exists():
+            return True
+        if not (paths.session.exists() and paths.result.exists()):
+            return False
+        return bool(values.get("inputs") == evaluation_digest(unit))
+
+    return current
+
+
+def evaluate_stage(unit: str) -> dict[str, Any] | bool:
+    """Evaluate `unit` when it left a worktree; the inputs' digest is saved with doit's state."""
+    if not PATHS.unit(unit).archive.exists():
+        print(f"{unit}: no final worktree (its session record says why): nothing to evaluate")
+        return {"inputs": None}
+    inputs = evaluation_digest(unit)
+    if not stage("evaluator.unit_evaluation:evaluate_unit", ROUND, unit):
+        return False
+    return {"inputs": inputs}
+
+
+@create_after(executed="order")
+def task_evaluate() -> Iterator[dict[str, Any]]:
+    """Evaluate each unit's final worktree as soon as its session ends (while the next session
+    runs): sandboxed build, 15 browser checks, gates, evidence. Re-run when the unit's session
+    record or archive, or the evaluator, changes."""
+    for unit, *_ in scheduled_units():
         yield {
             "name": unit,
-            "actions": [(stage, ["evaluator.unit_evaluation:evaluate_unit", ROUND, unit])],
-            "file_dep": [str(paths.session), str(paths.archive), *EVALUATOR_FILES],
-            "targets": [str(paths.result)],
+            "actions": [(evaluate_stage, [unit])],
+            "task_dep": [unit_task(unit)],
+            "uptodate": [evaluation_current(unit)],
         }
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
 import dodo
+from records.layout import UnitPaths, round_paths
 
 
 @pytest.fixture
@@ -30,3 +32,66 @@ def stages(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 )  # fmt: skip
 def test_stage_results(stages: types.ModuleType, name: str, ok: bool) -> None:
     assert dodo.stage(f"fake_stages:{name}") is ok
+
+
+@pytest.fixture
+def unit_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> UnitPaths:
+    """dodo's round paths in a scratch evidence folder, with one unit whose session has ended."""
+    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", tmp_path))
+    paths = dodo.PATHS.unit("idle-r1")
+    paths.root.mkdir(parents=True)
+    paths.session.write_text("{}\n")
+    return paths
+
+
+def test_a_unit_without_a_worktree_has_nothing_to_evaluate(
+    unit_paths: UnitPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dodo, "stage", lambda *a, **k: pytest.fail("nothing to evaluate"))
+    assert dodo.evaluation_current("idle-r1")(None, {}) is True
+    assert dodo.evaluate_stage("idle-r1") == {"inputs": None}
+
+
+def test_an_evaluation_is_current_only_for_the_inputs_it_saved(
+    unit_paths: UnitPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unit_paths.archive.write_bytes(b"tree")
+    current = dodo.evaluation_current("idle-r1")
+    assert current(None, {}) is False  # never evaluated
+    ran: list[tuple[str, ...]] = []
+
+    def fake_stage(target: str, *args: str) -> bool:
+        ran.append((target, *args))
+        unit_paths.result.parent.mkdir(parents=True, exist_ok=True)
+        unit_paths.result.write_text("{}\n")
+        return True
+
+    monkeypatch.setattr(dodo, "stage", fake_stage)
+    values = dodo.evaluate_stage("idle-r1")
+    assert ran == [("evaluator.unit_evaluation:evaluate_unit", dodo.ROUND, "idle-r1")]
+    assert isinstance(values, dict) and current(None, values) is True
+    unit_paths.archive.write_bytes(b"another tree")
+    assert current(None, values) is False
+    unit_paths.archive.write_bytes(b"tree")
+    unit_paths.result.unlink()
+    assert current(None, values) is False
+
+
+@pytest.mark.parametrize(("parallel", "dep"), [(1, "unit:{unit}"), (4, "unit:parallel")])
+def test_each_evaluation_waits_for_its_own_session_only(
+    monkeypatch: pytest.MonkeyPatch, parallel: int, dep: str
+) -> None:
+    settings = dodo.SETTINGS.model_copy(update={"max_parallel_sessions": parallel})
+    monkeypatch.setattr(dodo, "SETTINGS", settings)
+    monkeypatch.setattr(dodo, "UNIT_TASKS", set())
+    units = [("idle-r1", "idle", 1, 0), ("signer-r1", "signer", 1, 0)]
+    monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
+    # `doit score` alone: doit has not created the session tasks, so each evaluation waits for
+    # the whole stage (which creates them and runs what is missing), never for an unknown task.
+    alone = list(dodo.task_evaluate())
+    assert [t["task_dep"] for t in alone] == [["unit"], ["unit"]]
+    sessions = [t["name"] for t in dodo.task_unit()]
+    tasks = list(dodo.task_evaluate())
+    assert [t["name"] for t in tasks] == ["idle-r1", "signer-r1"]
+    assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u)] for u, *_ in units]
+    assert {f"unit:{name}" for name in sessions} >= {d for t in tasks for d in t["task_dep"]}

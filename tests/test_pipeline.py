@@ -136,6 +136,30 @@ def test_second_run_is_a_noop(demo: tuple[dict[str, str], Path]) -> None:
     assert elapsed < 30  # generous for a loaded CI machine; the benchmark script measures it
 
 
+@pytest.mark.parametrize("alone", ["evaluate", "packets", "score", "site"])
+def test_a_later_stage_asked_for_alone_is_a_noop(
+    demo: tuple[dict[str, str], Path], alone: str
+) -> None:
+    """`doit site` (or score, packets, evaluate) alone, as the docs and the site suggest: doit
+    reaches the evaluations without creating the session tasks first, and must still succeed."""
+    env, _ = demo
+    proc = doit(env, alone)
+    executed = [line for line in proc.stdout.splitlines() if line.startswith(". ")]
+    assert executed == [], f"`doit {alone}` ran tasks on a built round: {executed}"
+
+
+def test_evaluations_run_while_later_sessions_do(demo: tuple[dict[str, str], Path]) -> None:
+    """A unit is evaluated as soon as its session ends, on doit's other slot, not after the last
+    session: the first evaluated unit's result.json is older than the last session's end."""
+    _, evidence = demo
+    rpaths = round_paths("demo", evidence)
+    order = json.loads(rpaths.order.read_text())["order"]
+    evaluated = [u for u in order if rpaths.unit(u).result.exists()]
+    first_result = rpaths.unit(evaluated[0]).result.stat().st_mtime
+    last_session = rpaths.unit(order[-1]).session.stat().st_mtime
+    assert first_result < last_session, (evaluated[0], order[-1])
+
+
 def test_evaluator_change_reruns_evaluation_not_sessions(demo: tuple[dict[str, str], Path]) -> None:
     env, _ = demo
     source = REPO_ROOT / "evaluator" / "gates.py"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 from demo_build import FOLDER_ENV, DemoBuild, demo_build, start_in_background, stop_background
 
 import harness.freeze as freeze_stage
+from sandbox.monitor import machine_busy_seconds
 
 
 @pytest.fixture
@@ -54,6 +56,7 @@ READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build e
 )
 HEAVY_TIMEOUT_S = 5400
 _BACKGROUND: list[DemoBuild] = []
+_STARTED: list[tuple[float, float]] = []  # (monotonic, machine busy CPU s) as the session began
 
 
 def _rank(item: pytest.Item) -> int:
@@ -75,9 +78,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_configure(config: pytest.Config) -> None:
     is_worker = hasattr(config, "workerinput")
+    if not is_worker:
+        _STARTED.append((time.monotonic(), machine_busy_seconds()))
     wanted = os.environ.get("SITEOS_TEST_BACKGROUND_DEMO") == "1"
     if not is_worker and wanted and not os.environ.get(FOLDER_ENV):
         _BACKGROUND.append(start_in_background())
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How busy the machine's cores were over the session (`/proc/stat`, every process: tests,
+    Chromium, OpenCode, the demo build): near 100% means only less CPU makes the suite faster,
+    well below means waiting (the critical path) does."""
+    if not _STARTED:
+        return
+    started, busy = _STARTED[0]
+    wall = time.monotonic() - started
+    cpu = machine_busy_seconds() - busy
+    cores = os.cpu_count() or 1
+    terminalreporter.write_line(
+        f"machine CPU over the session: {cpu / 60:.1f} busy CPU min in {wall / 60:.1f} min on "
+        f"{cores} cores ({100 * cpu / (wall * cores):.0f}% busy)"
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

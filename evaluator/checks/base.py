@@ -186,6 +186,17 @@ class CheckContext:
         """What an earlier check's visit measured for `check_id` at `key` (taken once)."""
         return self.facts.shared.pop((check_id, key), None)
 
+    def measured(
+        self, check_id: str, path: str, width: int, measure: Callable[[CheckContext], Any]
+    ) -> tuple[Any, SharedVisit | None]:
+        """What `measure` reads on `path` at `width`: taken on an earlier check's settled visit
+        when one shared it (with where it was), otherwise on this check's own load of the page."""
+        where = self.shared(check_id, visit_key(path, width))
+        if where is not None:
+            return where.value, where
+        self.goto(path, width=width)
+        return measure(self), None
+
     def path(self) -> str:
         parts = urlsplit(self.page.url)
         return parts.path + (f"?{parts.query}" if parts.query else "")

@@ -24,12 +24,7 @@ def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
 
 
 def run(ctx: CheckContext) -> None:
-    where = ctx.shared(CHECK.id, VISIT)
-    if where is None:
-        ctx.goto("/venues", width=1440)
-        judge(ctx, measure(ctx), None)
-    else:
-        judge(ctx, where.value, where)
+    judge(ctx, *ctx.measured(CHECK.id, "/venues", 1440, measure))
 
 
 def judge(ctx: CheckContext, links: list[dict[str, str]], where: SharedVisit | None) -> None:

@@ -149,12 +149,7 @@ def run(ctx: CheckContext) -> None:
     # Both pages are settled states no-overflow visits at 360 px: judged there when it ran first
     # on this lane (`shared_visits`), loaded here otherwise.
     for path in page_paths(ctx.data):
-        where = ctx.shared(CHECK.id, visit_key(path, 360))
-        if where is None:
-            ctx.goto(path, width=360)
-            got = measure(ctx, path)
-        else:
-            got = where.value
+        got, where = ctx.measured(CHECK.id, path, 360, collector(path))
         if "name" in got:
             judge_name(ctx, got["name"], where)
         if "description" in got:

@@ -47,12 +47,7 @@ def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
 def run(ctx: CheckContext) -> None:
     paths = [v.path for v in ctx.data.venues]
     for width, (low, high) in RULES.items():
-        where = ctx.shared(CHECK.id, visit_key("/venues", width))
-        if where is None:
-            ctx.goto("/venues", width=width)
-            got = measure(ctx)
-        else:
-            got = where.value
+        got, where = ctx.measured(CHECK.id, "/venues", width, measure)
         if got["cards"] < len(paths):
             ctx.problem(
                 f"{len(paths)} venue cards at {width}px",

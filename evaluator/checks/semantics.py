@@ -79,12 +79,7 @@ def judge(ctx: CheckContext, got: dict[str, Any], where: SharedVisit | None) -> 
 
 def run(ctx: CheckContext) -> None:
     for path in page_paths(ctx.data):
-        where = ctx.shared(CHECK.id, visit_key(path, 1440))
-        if where is None:
-            ctx.goto(path, width=1440)
-            judge(ctx, measure(ctx), None)
-        else:
-            judge(ctx, where.value, where)
+        judge(ctx, *ctx.measured(CHECK.id, path, 1440, measure))
 
 
 CHECK = Check(

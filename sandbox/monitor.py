@@ -48,11 +48,17 @@ def _memory(pid: int) -> tuple[int, int]:
         return 0, 0
 
 
-def _in_other_pidns(pid: int) -> bool:
+def pid_namespace(pid: int) -> str | None:
+    """The pid namespace `pid` lives in (e.g. "pid:[4026532451]"); None once it has exited."""
     try:
-        return os.readlink(f"/proc/{pid}/ns/pid") != _OWN_PIDNS
+        return os.readlink(f"/proc/{pid}/ns/pid")
     except OSError:
-        return False
+        return None
+
+
+def _in_other_pidns(pid: int) -> bool:
+    ns = pid_namespace(pid)
+    return ns is not None and ns != _OWN_PIDNS
 
 
 def _disk_usage(roots: Sequence[Path], stop_at: int | None) -> tuple[int, int]:

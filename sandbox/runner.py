@@ -72,7 +72,7 @@ from sandbox.limits import (
     nproc_threshold,
     refuses_forks,
 )
-from sandbox.monitor import TreeWatch
+from sandbox.monitor import TreeWatch, pid_namespace
 
 DEFAULT_OUTPUT_CAP = 2 * MiB
 DEFAULT_TMP_SIZE = 512 * MiB
@@ -458,7 +458,7 @@ def stop_sandbox(proc: subprocess.Popen[bytes], watch: TreeWatch) -> None:
     the whole namespace and bubblewrap reaps it, so nothing is left for the host's init), then the
     process group; a plain command just loses its group."""
     watch.sample()
-    namespaces = {ns for pid in watch.inits if (ns := _pid_namespace(pid))}
+    namespaces = {ns for pid in watch.inits if (ns := pid_namespace(pid))}
     for pid in watch.inits:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
@@ -475,19 +475,12 @@ NAMESPACE_EXIT_S = 10.0
 loaded host 64 of them can take over a second)."""
 
 
-def _pid_namespace(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
 def _wait_namespaces_empty(namespaces: set[str], timeout: float) -> None:
     """Return once no process of `namespaces` is left (or after `timeout`), so that nothing of a
     stopped sandbox still runs when its caller goes on."""
     deadline = time.monotonic() + timeout
     while namespaces and time.monotonic() < deadline:
-        alive = {_pid_namespace(int(e)) for e in os.listdir("/proc") if e.isdigit()}
+        alive = {pid_namespace(int(e)) for e in os.listdir("/proc") if e.isdigit()}
         if not alive & namespaces:
             return
         time.sleep(0.05)

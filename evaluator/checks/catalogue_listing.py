@@ -11,7 +11,8 @@ from evaluator.checks.base import CheckContext, SharedVisit, names, short_list, 
 from evaluator.checks.spec import Check
 from evaluator.data import VenueData
 
-VISIT = visit_key("/venues", 1440)
+PAGE, WIDTH = "/venues", 1440
+"""The page this check reads (no-overflow's visit of it when shared)."""
 
 
 def measure(ctx: CheckContext) -> list[dict[str, str]]:
@@ -20,11 +21,11 @@ def measure(ctx: CheckContext) -> list[dict[str, str]]:
 
 
 def shared_visits(data: VenueData) -> dict[str, Callable[[CheckContext], Any]]:
-    return {VISIT: measure}
+    return {visit_key(PAGE, WIDTH): measure}
 
 
 def run(ctx: CheckContext) -> None:
-    judge(ctx, *ctx.measured(CHECK.id, "/venues", 1440, measure))
+    judge(ctx, *ctx.measured(CHECK.id, PAGE, WIDTH, measure))
 
 
 def judge(ctx: CheckContext, links: list[dict[str, str]], where: SharedVisit | None) -> None:

@@ -148,16 +148,18 @@ def test_a_later_stage_asked_for_alone_is_a_noop(
     assert executed == [], f"`doit {alone}` ran tasks on a built round: {executed}"
 
 
-def test_evaluations_run_while_later_sessions_do(demo: tuple[dict[str, str], Path]) -> None:
-    """A unit is evaluated as soon as its session ends, on doit's other slot, not after the last
-    session: the first evaluated unit's result.json is older than the last session's end."""
+def test_each_evaluation_follows_its_own_session(demo: tuple[dict[str, str], Path]) -> None:
+    """In the real build every unit's result.json is written after its own session record (the
+    task_dep holds); whether an evaluation also overlaps later sessions depends on doit's other
+    slot being free (the controls may hold it), so tests/test_dodo_stage.py checks the graph."""
     _, evidence = demo
     rpaths = round_paths("demo", evidence)
     order = json.loads(rpaths.order.read_text())["order"]
     evaluated = [u for u in order if rpaths.unit(u).result.exists()]
-    first_result = rpaths.unit(evaluated[0]).result.stat().st_mtime
-    last_session = rpaths.unit(order[-1]).session.stat().st_mtime
-    assert first_result < last_session, (evaluated[0], order[-1])
+    assert evaluated
+    for unit in evaluated:
+        paths = rpaths.unit(unit)
+        assert paths.result.stat().st_mtime >= paths.session.stat().st_mtime, unit
 
 
 def test_evaluator_change_reruns_evaluation_not_sessions(demo: tuple[dict[str, str], Path]) -> None:

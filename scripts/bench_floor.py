@@ -14,7 +14,7 @@ controls' mutants run):
 
 The floor is the counted operations priced at those unit costs: the CPU the phase cannot avoid
 while it loads what the checks judge, before it clicks, types or measures anything. Divided by
-the cores and added to the build (`npm ci --offline` + `npm run build`, timed here too), it is
+the cores and added to the build (`scripts/bench_checks.py`'s, timed here), it is
 the least wall time an evaluation can take; against the bare judge of
 `scripts/bench_evaluator.py` (the build and one page load), the least ratio any change that keeps
 the checks' coverage can reach (printed).
@@ -28,17 +28,15 @@ import argparse
 import importlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from evaluator.controls.materialize import materialize_reference
 from records.layout import REPO_ROOT
-from records.tools import NPM_CACHE, node_path_env
+from records.tools import node_path_env
 from sandbox import loopback_netns_argv
 from sandbox.monitor import machine_busy_seconds
 
@@ -119,23 +117,10 @@ print(json.dumps({
 """
 
 
-def bare_judge() -> Callable[[Path, Path], float]:
-    """`scripts/bench_evaluator.py`'s bare judge: copy, `npm ci`, build and one page load."""
+def sibling(name: str) -> Any:
+    """Another benchmark script in this folder, as a module (for its bare judge and its build)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    judge: Callable[[Path, Path], float] = importlib.import_module("bench_evaluator").bare
-    return judge
-
-
-def build(app: Path, root: Path) -> tuple[Path, float, float]:
-    """Install and build the reference; (dist, wall seconds, busy CPU seconds)."""
-    env = node_path_env()
-    cache = root / "npm-cache"
-    shutil.copytree(NPM_CACHE, cache)
-    env["npm_config_cache"] = str(cache)
-    cpu, start = machine_busy_seconds(), time.monotonic()
-    for cmd in (["npm", "ci", "--offline", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
-        subprocess.run(cmd, cwd=app, env=env, check=True, capture_output=True)
-    return app / "dist", time.monotonic() - start, machine_busy_seconds() - cpu
+    return importlib.import_module(name)
 
 
 def main() -> int:
@@ -145,10 +130,11 @@ def main() -> int:
     cores = os.cpu_count() or 1
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {cores} cores")
     with tempfile.TemporaryDirectory(prefix="siteos-bench-floor-") as tmp:
-        app = Path(tmp) / "reference"
-        materialize_reference(app)
-        bare_s = bare_judge()(app, Path(tmp))
-        dist, build_wall, build_cpu = build(app, Path(tmp))
+        # The build as the bare judge times it: the reference copied, its npm cache, install, build.
+        cpu, start = machine_busy_seconds(), time.monotonic()
+        dist = sibling("bench_checks").build_reference(Path(tmp))
+        build_wall, build_cpu = time.monotonic() - start, machine_busy_seconds() - cpu
+        bare_s = sibling("bench_evaluator").bare(dist.parent, Path(tmp) / "bare")
         out = Path(tmp) / "out"
         proc = subprocess.run(
             loopback_netns_argv([sys.executable, "-c", MEASURE, str(dist), str(out),

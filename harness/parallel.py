@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.session.evidence import read_marker
+from harness.session.evidence import MarkerUnreadable, read_marker
 from records.inputs import load_round
 from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths, round_paths
 
@@ -139,7 +139,10 @@ def run_parallel(
         while not started(paths, item.unit) and process.poll() is None:
             time.sleep(poll_seconds)
         launch.started = time.monotonic()
-        marker = read_marker(paths.unit(item.unit))
+        try:
+            marker = read_marker(paths.unit(item.unit), item.unit)
+        except MarkerUnreadable:  # the unit's own runner refuses it and says why
+            marker = None
         if marker is not None:
             launch.worktree, launch.runner_pid = marker.worktree, marker.runner_pid
         if log:

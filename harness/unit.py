@@ -4,7 +4,8 @@
 
 Refuses when the unit already has session.json (evidence is never overwritten). A `.running`
 marker without session.json (the runner was killed) is recorded as a harness failure instead of
-running a second paid session.
+running a second paid session; a marker that does not validate (or a session log without one)
+refuses the unit with what the operator should do: paid work may have begun.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from harness.invalidation import UnitFacts, assess, check_identity
 from harness.progress import Progress
 from harness.replacement import replacement_record, unit_name
 from harness.session.evidence import (
+    MarkerUnreadable,
     end_leftovers,
     evidence_present,
     new_marker,
@@ -217,7 +219,10 @@ def run_unit(
     run = _UnitRun(
         settings, candidate, unit, repetition, agent, paths, frozen_hashes(round_id, evidence_dir)
     )
-    marker = read_marker(paths)
+    try:  # a marker that does not validate: paid work may have begun, so stop and ask
+        marker = read_marker(paths, unit)
+    except MarkerUnreadable as exc:
+        raise UnitRefused(str(exc)) from exc
     if marker is not None:
         if runner_alive(marker):
             raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")

@@ -6,14 +6,18 @@ import shutil
 from pathlib import Path
 
 import pytest
+from session_support import freeze_demo
 
 from harness.agents.opencode import OpenCodeAgent, edited_paths, opencode_config
 from harness.invalidation import REQUIRED_EVIDENCE, UnitFacts, assess, check_identity
 from harness.preflight import run_preflight
+from harness.session.evidence import new_marker, read_marker, write_marker
 from harness.session.sandbox import FORWARDER, SandboxSpec
 from harness.session.upstream import MissingApiKey
+from harness.unit import UnitRefused, run_unit
 from records.evidence.gateway import GatewaySummary
-from records.layout import REPO_ROOT, TOOLS_DIR
+from records.io import append_jsonl
+from records.layout import REPO_ROOT, TOOLS_DIR, UnitPaths, round_paths
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
 REFERENCE = (
@@ -137,3 +141,55 @@ def test_paid_round_without_key_refuses(monkeypatch: pytest.MonkeyPatch, tmp_pat
     with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
         run_preflight("round-0", "claude-opus", evidence_dir=tmp_path)
     assert not list(tmp_path.rglob("*.json"))
+
+
+def _demo_unit_with_marker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> tuple[Path, UnitPaths]:
+    """A frozen demo round whose unit strong-builder-r1 holds a `.running` marker written by the
+    runner's own writer, and a runner that fails the test if it ever starts a session."""
+    evidence = tmp_path / "evidence"
+    monkeypatch.setenv("SITEOS_SCRATCH", str(tmp_path / "scratch"))
+    freeze_demo(evidence, monkeypatch.setattr)
+
+    def second_session(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a second session started")
+
+    monkeypatch.setattr("harness.unit._execute", second_session)
+    paths = round_paths("demo", evidence).unit("strong-builder-r1")
+    paths.root.mkdir(parents=True)
+    scratch = tmp_path / "scratch" / "strong-builder-r1-x"
+    write_marker(paths, new_marker("strong-builder-r1", scratch, scratch / "wt"))
+    append_jsonl(paths.gateway, {"request": 1})  # the first session's first paid request
+    return evidence, paths
+
+
+@pytest.mark.parametrize("damage", ["truncated", "other unit", "deleted"])
+def test_an_unreadable_running_marker_stops_and_asks_never_a_second_session(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: str
+) -> None:
+    evidence, paths = _demo_unit_with_marker(monkeypatch, tmp_path)
+    text = paths.running_marker.read_text()
+    if damage == "truncated":
+        paths.running_marker.write_text(text[: len(text) // 2])
+    elif damage == "other unit":
+        paths.running_marker.write_text(text.replace('"strong-builder-r1"', '"idle-r1"', 1))
+    else:
+        paths.running_marker.unlink()
+    before = {p.name: p.read_bytes() for p in paths.root.iterdir()}
+    with pytest.raises(UnitRefused) as refused:
+        run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+    message = str(refused.value)
+    assert str(paths.running_marker) in message and "none was started" in message
+    assert "ps -ef | grep strong-builder-r1" in message and "Never delete it" in message
+    assert {p.name: p.read_bytes() for p in paths.root.iterdir()} == before  # nothing touched
+    assert not paths.session.exists()
+
+
+def test_a_valid_marker_of_a_dead_runner_is_still_recovered_not_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _, paths = _demo_unit_with_marker(monkeypatch, tmp_path)
+    marker = read_marker(paths, "strong-builder-r1")
+    assert marker is not None and marker.unit == "strong-builder-r1"
+    assert read_marker(round_paths("demo", tmp_path / "evidence").unit("idle-r1")) is None

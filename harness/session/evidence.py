@@ -1,8 +1,10 @@
 """A unit's evidence files and its `.running` marker (crash safety).
 
-The marker is written before any request can cost money and removed only after session.json is
-written. A marker without session.json means the runner died mid-session: the next call records
-the unit as a harness failure with whatever evidence exists instead of running it again.
+The marker is written atomically before any request can cost money and removed only after
+session.json is written. A marker without session.json means the runner died mid-session: the next
+call records the unit as a harness failure with whatever evidence exists instead of running it
+again. A marker that does not validate (or is missing beside a session's logs) stops the next call
+with `MarkerUnreadable`: paid work may have begun, so the operator decides, nothing starts.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from harness.session.process import kill_group
 from harness.session.worktree import archive_bytes, final_diff
 from records.evidence.agent import AgentTrace, CommandsRecord
 from records.evidence.session import RunningMarker
-from records.io import atomic_write_bytes, read_record, write_record
+from records.io import RecordError, atomic_write_bytes, read_record, write_record
 from records.layout import SessionPaths, UnitPaths
 from sandbox.runner import reclaim
 
@@ -46,13 +48,45 @@ def write_marker(paths: UnitPaths, marker: RunningMarker) -> None:
     write_record(paths.running_marker, marker)
 
 
-def read_marker(paths: UnitPaths) -> RunningMarker | None:
+class MarkerUnreadable(RuntimeError):
+    """Paid work may have begun but the `.running` marker cannot say by whom: stop and ask."""
+
+
+def _what_to_do(unit: str) -> str:
+    return (
+        f"A session of unit {unit!r} began here and may still be running or may have died "
+        "mid-session; another would spend money again and append to its logs, so none was "
+        f"started. Check that no runner of {unit!r} is alive (ps -ef | grep {unit}), then write "
+        "the marker back (JSON with the fields of RunningMarker in records/evidence/session.py; "
+        f"the dead run's scratch folder is $SITEOS_SCRATCH/siteos-units/{unit}-*, by default "
+        "under /tmp) so that the next run records the unit as a harness failure. Never delete it."
+    )
+
+
+def read_marker(paths: UnitPaths, unit: str | None = None) -> RunningMarker | None:
+    """The unit's validated marker, or None when no session of the unit ever began here.
+
+    Raises `MarkerUnreadable` (naming the file and what the operator should do) when the marker
+    does not parse, names another unit than `unit`, or is missing beside session logs."""
+    name = unit or paths.root.name
     if not paths.running_marker.exists():
+        logs = [p for p in (paths.events, paths.gateway) if p.exists()]
+        if logs and not paths.session.exists():
+            raise MarkerUnreadable(
+                f"{paths.running_marker}: missing, yet {logs[0]} holds a session's log. "
+                + _what_to_do(name)
+            )
         return None
     try:
-        return read_record(paths.running_marker, RunningMarker)
-    except ValueError:
-        return None
+        marker = read_record(paths.running_marker, RunningMarker)
+    except RecordError as exc:
+        raise MarkerUnreadable(f"unreadable running marker: {exc}\n{_what_to_do(name)}") from exc
+    if marker.unit != name:
+        raise MarkerUnreadable(
+            f"{paths.running_marker}: field unit: {marker.unit!r} is not {name!r}. "
+            + _what_to_do(name)
+        )
+    return marker
 
 
 def new_marker(unit: str, scratch: Path, worktree: Path) -> RunningMarker:

@@ -1,5 +1,7 @@
-"""The round banner shown on every page: what kind of round this is, when it ran, and with which
-harness, agent and evaluator (by version and source hash)."""
+"""The round banner shown on every page: what kind of round this is, when it ran, with which
+harness, agent and evaluator (by version and source hash), and every fixed control of the
+methodology the round sets otherwise (only a demo or rehearsal round may differ; the controls
+and the check are in records/fixed_controls.py)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class RoundFacts:
     evaluator: str
     evaluator_sha: str
     tools: str
+    differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
 
 
 def _harness_version() -> str:
@@ -96,14 +99,23 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         evaluator=f"evaluator {sha[:12]}" if sha else "evaluator (round not frozen)",
         evaluator_sha=sha,
         tools=_tools(evidence),
+        differences=tuple(str(d) for d in evidence.settings.control_differences),
     )
+
+
+def differences_sentence(facts: RoundFacts) -> str:
+    """Plain text naming every fixed control the round sets otherwise ('' when none)."""
+    if not facts.differences:
+        return ""
+    return f"Differs from the methodology's fixed controls: {'; '.join(facts.differences)}."
 
 
 def round_label(evidence: RoundEvidence) -> str:
     """The banner's first sentence as plain text (for pages outside the MkDocs theme)."""
     facts = round_facts(evidence)
     note = f": {facts.kind_note}" if facts.kind_note else ""
-    return f"{facts.kind_label} {facts.round_id}{note}."
+    return " ".join(filter(None, [f"{facts.kind_label} {facts.round_id}{note}.",
+                                  differences_sentence(facts)]))  # fmt: skip
 
 
 def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
@@ -120,6 +132,10 @@ def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
         f'{escape(facts.evaluator_sha)}">{escape(facts.evaluator)}</span>'
         f'<span class="sb-banner__more"> ({escape(facts.tools)})</span>.',
     ]
+    if facts.differences:
+        parts.append(
+            f'<strong class="sb-banner__differs">{escape(differences_sentence(facts))}</strong>'
+        )
     if provisional:
         parts.append(
             '<a href="@BASE@/leaderboard.html#provisional">Provisional</a>: blind reviews '

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from publish.banner import KIND_LABELS
 from publish.sources import RoundEvidence
+from records import fixed_controls
 from records.evidence.scoring import Leaderboard, LeaderboardRow, ModelLeaderboard
 from records.inputs import RoundSettings, load_round, round_settings_path
 from records.io import RecordError, read_record
@@ -46,6 +47,15 @@ class RoundSummary:
     def kind_label(self) -> str:
         label = KIND_LABELS.get(self.kind, f"{self.kind.title()} round")
         return f"{label} ({KIND_NOTES[self.kind]})" if self.kind in KIND_NOTES else label
+
+    @property
+    def control_differences(self) -> list[str]:
+        """Each fixed control of the methodology this round sets otherwise (demo/rehearsal only)."""
+        return [str(d) for d in self.settings.control_differences]
+
+    @property
+    def fixed_controls(self) -> str:
+        return fixed_controls.SUMMARY
 
     @property
     def repetitions(self) -> int:

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from records import fixed_controls
 from records.evidence.agent import AgentInfo
+from records.fixed_controls import ControlDifference
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
@@ -326,6 +328,28 @@ class RoundSettings(Strict):
                 )
         if (self.kind == "rehearsal") != (self.simulation is not None):
             raise ValueError("a rehearsal round needs simulation (and only a rehearsal has one)")
+        return self
+
+    @property
+    def control_differences(self) -> list[ControlDifference]:
+        """The methodology's fixed controls this round sets otherwise (records/fixed_controls.py):
+        none in a real round (refused at load); disclosed on a demo or rehearsal round's pages."""
+        return fixed_controls.differences(
+            steps=self.ceilings.steps,
+            wall_clock_minutes=self.ceilings.wall_clock_minutes,
+            probes=self.probes,
+            node_version=self.node_version,
+            agent_name=self.agent.name,
+            agent_version=self.agent.version,
+        )
+
+    @model_validator(mode="after")
+    def _real_round_keeps_the_fixed_controls(self) -> RoundSettings:
+        if self.kind == "real" and (found := self.control_differences):
+            raise ValueError(
+                "a real round must keep the methodology's fixed controls; only a demo or "
+                f"rehearsal round may differ: {'; '.join(str(d) for d in found)}"
+            )
         return self
 
     @property

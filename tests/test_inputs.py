@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from records import inputs
 from records.inputs import load_cohort, load_round
 from records.io import RecordError
 from records.layout import BENCHMARK_DIR
@@ -111,3 +112,70 @@ def test_rounds_load_and_unknown_round_is_named() -> None:
     assert real.requires_api_key and real.gateway.kind == "openrouter"
     with pytest.raises(RecordError, match="no such round 'nope'; known rounds: .*round-0"):
         load_round("nope")
+
+
+FIXED_CONTROL_CHANGES = [
+    ({"ceilings": {"steps": 41}}, "agent step ceiling: 41 (methodology: 40)"),
+    ({"ceilings": {"wall_clock_minutes": 60}}, "wall-clock ceiling: 60 min (methodology: 30 min)"),
+    ({"probes": 1}, "adapter probes required: 1 (methodology: 3)"),
+    ({"probes": 2}, "adapter probes required: 2 (methodology: 3)"),
+    ({"node_version": "18.20.4"}, "Node.js: 18.20.4 (methodology: 22+)"),
+    ({"opencode_version": "1.17.17"}, "agent: opencode 1.17.17 (methodology: opencode 1.17.18)"),
+]
+
+
+def round_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, source: str, change: dict[str, Any]
+) -> Path:
+    """A copy of benchmark/rounds/<source>.json as round 'changed', with `change` merged in."""
+    data = json.loads((BENCHMARK_DIR / "rounds" / f"{source}.json").read_text())
+    for key, value in change.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    data.update(round_id="changed", cohort=str(BENCHMARK_DIR / data["cohort"]))
+    data.pop("advances_from", None)
+    rounds = tmp_path / "rounds"
+    rounds.mkdir(exist_ok=True)
+    path = rounds / "changed.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setattr(inputs, "rounds_dir", lambda: rounds)
+    return path
+
+
+@pytest.mark.parametrize(("change", "difference"), FIXED_CONTROL_CHANGES)
+@pytest.mark.parametrize("real", ["round-0", "round-1"])
+def test_a_real_round_must_keep_the_fixed_controls(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    real: str,
+    change: dict[str, Any],
+    difference: str,
+) -> None:
+    path = round_file(monkeypatch, tmp_path, real, change)
+    with pytest.raises(RecordError) as refused:
+        load_round("changed")
+    assert str(path) in str(refused.value) and difference in str(refused.value)
+    assert "only a demo or rehearsal round may differ" in str(refused.value)
+
+
+@pytest.mark.parametrize(("change", "difference"), FIXED_CONTROL_CHANGES)
+@pytest.mark.parametrize("marked", ["demo", "round-0-rehearsal"])
+def test_a_demo_or_rehearsal_round_may_differ_and_lists_each_difference(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    marked: str,
+    change: dict[str, Any],
+    difference: str,
+) -> None:
+    round_file(monkeypatch, tmp_path, marked, change)
+    settings = load_round("changed")
+    assert [str(d) for d in settings.control_differences] == [difference]
+
+
+def test_every_round_file_loads_and_the_real_ones_keep_the_fixed_controls() -> None:
+    kinds = {}
+    for path in sorted((BENCHMARK_DIR / "rounds").glob("*.json")):
+        settings = load_round(path.stem, require_cohort=False)
+        kinds[path.stem] = settings.kind
+        assert settings.control_differences == [], path
+    assert {"demo", "demo-smoke", "demo-round-1", "round-0", "round-0-rehearsal"} <= set(kinds)
+    assert kinds["round-0"] == kinds["round-1"] == "real"

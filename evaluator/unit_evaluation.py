@@ -8,7 +8,10 @@ from pathlib import Path
 
 from evaluator.evaluate import evaluate
 from records.evidence.evaluation import EvaluationResult
-from records.layout import EVIDENCE_DIR, round_paths
+from records.evidence.session import SessionRecord
+from records.hashing import file_sha256
+from records.io import read_record
+from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
 
 
 class NoWorktree(RuntimeError):
@@ -25,11 +28,34 @@ def unpack_worktree(archive: Path, dest: Path) -> Path:
     return root
 
 
+class ArchiveMismatch(RuntimeError):
+    """worktree.tar.gz is not the archive the runner recorded: evidence altered or corrupt."""
+
+
+def check_archive(paths: UnitPaths) -> None:
+    """Refuse an archive whose SHA-256 differs from the one session.json recorded (session.json
+    schema 3; an older record has no hash, so there is nothing to check)."""
+    if not paths.session.exists():
+        return
+    recorded = read_record(paths.session, SessionRecord).worktree_archive_sha256
+    if recorded is None:
+        return
+    actual = file_sha256(paths.archive)
+    if actual != recorded:
+        raise ArchiveMismatch(
+            f"{paths.archive}: SHA-256 {actual} differs from {recorded} recorded in "
+            f"{paths.session}: the unit's evidence was altered or corrupted after its session, "
+            "so it is not evaluated (evidence invalid)"
+        )
+
+
 def evaluate_unit(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> EvaluationResult:
-    """Evaluate `units/<unit>/worktree.tar.gz` into `units/<unit>/evaluation/`."""
+    """Evaluate `units/<unit>/worktree.tar.gz` into `units/<unit>/evaluation/`, once the archive
+    is the one its session recorded."""
     paths = round_paths(round_id, evidence_dir).unit(unit)
     if not paths.archive.exists():
         raise NoWorktree(f"{paths.archive}: missing; the unit has no final tree to evaluate")
+    check_archive(paths)
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
         return evaluate(app, paths.evaluation)

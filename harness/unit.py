@@ -14,12 +14,14 @@ import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from harness import order as run_order
 from harness.agents import Agent, agent_for
 from harness.freeze import require_round_tools
 from harness.invalidation import UnitFacts, assess, check_identity
+from harness.preconditions import PreconditionFailed, require_preconditions
 from harness.progress import Progress
 from harness.replacement import replacement_record, unit_name
 from harness.session.evidence import (
@@ -39,7 +41,6 @@ from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree, private_npm_cache
-from harness.spend import SpendRefused, require_key_check
 from records import layout
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
@@ -50,6 +51,7 @@ from records.evidence.session import (
     SessionRecord,
     StopStatus,
 )
+from records.hashing import file_sha256
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
@@ -106,10 +108,10 @@ def _record(
         gateway.observed_providers,
         gateway.generation_models,
     )
-    hash_problems = []
-    if marker.prompt_sha256 != frozen[0]:
+    hash_problems = []  # a hash not measured yet (a crash before the worktree) is no mismatch
+    if marker.prompt_sha256 is not None and marker.prompt_sha256 != frozen[0]:
         hash_problems.append(f"prompt sha256 {marker.prompt_sha256} != frozen {frozen[0]}")
-    if marker.starter_tree_sha256 != frozen[1]:
+    if marker.starter_tree_sha256 is not None and marker.starter_tree_sha256 != frozen[1]:
         hash_problems.append(f"starter tree {marker.starter_tree_sha256} != frozen {frozen[1]}")
     facts = UnitFacts(
         stop_status=stop,
@@ -151,6 +153,7 @@ def _record(
         starter_tree_sha256=marker.starter_tree_sha256,
         frozen_prompt_sha256=frozen[0],
         frozen_starter_tree_sha256=frozen[1],
+        worktree_archive_sha256=file_sha256(paths.archive) if paths.archive.exists() else None,
         harness_retries=gateway.retries,
         commands=len(trace.commands),
         evidence_files=evidence_present(paths),
@@ -167,18 +170,57 @@ def _conclude(run: _UnitRun, record: SessionRecord, scratch: Path) -> SessionRec
     return record
 
 
-def _recover(run: _UnitRun, marker: RunningMarker) -> SessionRecord:
+def last_write(root: Path) -> float | None:
+    """The latest modification time of anything below `root` (symlinks not followed)."""
+    latest: float | None = None
+    stack = [root]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                mtime = entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            latest = mtime if latest is None else max(latest, mtime)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return latest
+
+
+def elapsed_until_crash(paths: UnitPaths, marker: RunningMarker) -> float:
+    """Seconds from the marker's start to the last write the session left (the marker, the agent's
+    events and stderr, the gateway log, its worktree and HOME): when it was last seen alive."""
+    started = datetime.fromisoformat(marker.started_at).timestamp()
+    files = (paths.running_marker, paths.events, paths.agent_stderr, paths.gateway)
+    seen = [p.stat().st_mtime for p in files if p.exists()]
+    scratch = last_write(Path(marker.scratch))
+    seen += [scratch] if scratch is not None else []
+    return round(max(0.0, max(seen, default=started) - started), 1)
+
+
+def crash_isolation(marker: RunningMarker) -> Isolation:
+    """The isolation the dead runner chose (written into its marker before the session began)."""
+    if marker.isolated is None:  # a marker written before the runner recorded its choice
+        return Isolation(level="unsandboxed", details=["isolation not recorded before the crash"])
+    return isolation_for(marker.isolated)
+
+
+def _recover(run: _UnitRun, marker: RunningMarker, replacing: str | None) -> SessionRecord:
     """The runner died mid-session: record a harness failure with the evidence that exists."""
     end_leftovers(marker)
     worktree = Path(marker.worktree)
     save_worktree_evidence(run.paths, worktree, marker.base_commit)
     save_trace(run.paths, run.agent.read_trace(run.paths.events))
+    elapsed = elapsed_until_crash(run.paths, marker)
     record = _record(
         run, marker=marker, stop="crashed", exit_code=None,
-        elapsed=0.0, isolation=isolation_for(bool(marker.isolated)),
-        outcome=None,
-        harness_error=f"the runner was killed mid-session (started {marker.started_at}); "
-        "the unit is not re-run",
+        elapsed=elapsed, isolation=crash_isolation(marker),
+        outcome=None, replacement_of=replacing,
+        harness_error=f"the runner was killed mid-session (started {marker.started_at}, last "
+        f"seen alive {elapsed:.0f} s later); the unit is not re-run",
     )  # fmt: skip
     return _conclude(run, record, Path(marker.scratch))
 
@@ -219,6 +261,7 @@ def run_unit(
     run = _UnitRun(
         settings, candidate, unit, repetition, agent, paths, frozen_hashes(round_id, evidence_dir)
     )
+    replacing = replacement_record(paths).replaced_unit if replacement else None
     try:  # a marker that does not validate: paid work may have begun, so stop and ask
         marker = read_marker(paths, unit)
     except MarkerUnreadable as exc:
@@ -226,15 +269,12 @@ def run_unit(
     if marker is not None:
         if runner_alive(marker):
             raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")
-        return _recover(run, marker)
-    replacing = None
-    if replacement:
-        replacing = replacement_record(paths).replaced_unit
-    elif check_order:
+        return _recover(run, marker, replacing)
+    if not replacement and check_order:
         _check_order(round_id, unit, evidence_dir)
-    try:  # the spend stage checked the key's credit against the round's maximum spend
-        require_key_check(round_id, settings.gateway.kind == "openrouter", evidence_dir)
-    except SpendRefused as exc:
+    try:  # the spend stage's key check and the calibration passed: checked here, where we spend
+        require_preconditions(round_id, evidence_dir)
+    except PreconditionFailed as exc:
         raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     with round_gateway(settings, repetition) as upstream:
@@ -258,26 +298,24 @@ def _execute(
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{unit}-", dir=scratch_root()))
     worktree, home = scratch / "wt", scratch / "home"
-    marker = new_marker(unit, scratch, worktree)
+    prompt = layout.PROMPT_FILE.read_bytes()
+    # the marker knows the prompt's hash and the isolation from its first write: a crash at any
+    # later point records what was measured, never "None" or a sandbox it did not use
+    marker = new_marker(unit, scratch, worktree).model_copy(
+        update={"prompt_sha256": hashlib.sha256(prompt).hexdigest(), "isolated": isolated}
+    )
     paths.root.mkdir(parents=True, exist_ok=True)
     write_marker(paths, marker)
     progress.update("worktree", force=True)
-    prompt = layout.PROMPT_FILE.read_bytes()
     home.mkdir(parents=True)
     try:
         cache = private_npm_cache(home / ".npm")
         tree_hash, base = create_worktree(worktree, cache, layout.STARTER_DIR)
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
-        marker = marker.model_copy(update={"prompt_sha256": hashlib.sha256(prompt).hexdigest()})
         return _finish_without_session(
             run, marker, f"worktree preparation failed: {exc}", replacing
         )
-    marker = marker.model_copy(update={
-        "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
-        "starter_tree_sha256": tree_hash,
-        "base_commit": base,
-        "isolated": isolated,
-    })  # fmt: skip
+    marker = marker.model_copy(update={"starter_tree_sha256": tree_hash, "base_commit": base})
     write_marker(paths, marker)
     if (marker.prompt_sha256, tree_hash) != run.frozen:  # invalid, not a harness failure
         return _finish_without_session(run, marker, "", replacing)

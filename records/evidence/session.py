@@ -2,7 +2,9 @@
 
 These are part of the evidence format read by the evaluator and the publisher: add fields with
 defaults, never rename them. session.json schema 2 records the round's ceilings as the round file
-states them (`wall_clock_minutes`); schema 1 files (`wall_clock_seconds`) still load.
+states them (`wall_clock_minutes`); schema 1 files (`wall_clock_seconds`) still load. Schema 3
+adds `worktree_archive_sha256` (the evaluator refuses an archive that no longer matches it); older
+files load without it (None: nothing to check).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Identity(Record):
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     unit: str
     round_id: str
     model_key: str
@@ -83,6 +85,9 @@ class SessionRecord(Root):
     starter_tree_sha256: str | None
     frozen_prompt_sha256: str | None
     frozen_starter_tree_sha256: str | None
+    worktree_archive_sha256: str | None = Field(
+        default=None, description="SHA-256 of worktree.tar.gz as the runner wrote it"
+    )
     human_intervention: bool = False
     human_intervention_basis: str = Field(
         default=HUMAN_INTERVENTION_BASIS,

@@ -1,0 +1,55 @@
+"""What must hold before a unit spends anything, checked by the code that spends.
+
+    require_preconditions(round_id, paid, evidence_dir)   # raises PreconditionFailed
+
+doit's task order runs `calibrate` and `spend` before `unit`, but a unit started directly (`python
+-m harness.parallel`, `run_unit`) must not rely on that: the key check must have passed (every
+round: a simulated round's spend stage records one too) and the calibration must have passed, the
+evaluator scoring the starter exactly the rubric's reference (seed: "This catches a permissive,
+overly strict or mechanically broken evaluator before money is spent").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.spend import SpendRefused, require_key_check
+from records.evidence.evaluation import Calibration
+from records.io import RecordError, read_record
+from records.layout import EVIDENCE_DIR, round_paths
+from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+
+
+class PreconditionFailed(RuntimeError):
+    """The calibration or the key check has not passed: nothing may be spent."""
+
+
+def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Calibration:
+    """The round's calibration.json exists, parses, passed and scored exactly the reference."""
+    path = round_paths(round_id, evidence_dir).calibration
+    if not path.exists():
+        raise PreconditionFailed(
+            f"{path} is missing: run the calibration stage (`doit calibrate`) before any paid "
+            f"session; the evaluator must score the starter exactly {CALIBRATION_SCORE}/"
+            f"{MAX_AUTOMATED} first"
+        )
+    try:
+        record = read_record(path, Calibration)
+    except RecordError as exc:
+        raise PreconditionFailed(f"calibration unreadable, nothing is spent: {exc}") from exc
+    if not record.passed or record.automated_score != CALIBRATION_SCORE:
+        why = "; ".join(record.reasons) or f"automated score {record.automated_score}"
+        raise PreconditionFailed(
+            f"{path}: calibration did not pass ({why}); expected exactly {CALIBRATION_SCORE}/"
+            f"{MAX_AUTOMATED}: fix the evaluator and run `doit calibrate` before any session"
+        )
+    return record
+
+
+def require_preconditions(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> None:
+    """A passing key check (`key-check.json`), then a passing calibration, or refuse."""
+    try:
+        require_key_check(round_id, True, evidence_dir)
+    except SpendRefused as exc:
+        raise PreconditionFailed(str(exc)) from exc
+    require_calibration(round_id, evidence_dir)

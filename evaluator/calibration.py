@@ -3,7 +3,9 @@
 Passes only when the starter installs and builds, every check executes (no browser/runtime
 failure), the three core journeys are detected missing, the hard gate fails and the automated
 score is exactly the rubric's calibration score. Writes evidence/<round>/calibration.json and
-the evaluator's output in evidence/<round>/calibration/. Exit code 0 only when it passes.
+the evaluator's output in evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first
+moves the earlier ones to evidence/<round>/history/<utc-stamp>/, never replacing them. Exit code
+0 only when it passes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
-from records.io import write_record
+from records.io import move_to_history, write_record
 from records.layout import EVIDENCE_DIR, STARTER_DIR, EvaluationPaths, round_paths
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
@@ -83,6 +85,9 @@ def materialize(dest: Path) -> None:
 def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     paths = round_paths(round_id, evidence_dir)
     out = paths.calibration_dir
+    kept = move_to_history([paths.calibration, out], paths.history)  # write-once: never replaced
+    if kept is not None:
+        print(f"calibration: the earlier calibration is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-starter-") as tmp:
         app = Path(tmp) / "app"
         materialize(app)

@@ -10,7 +10,7 @@ from evaluator.evaluate import evaluate
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
 from records.hashing import file_sha256
-from records.io import read_record
+from records.io import move_to_history, read_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
 
 
@@ -51,11 +51,14 @@ def check_archive(paths: UnitPaths) -> None:
 
 def evaluate_unit(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> EvaluationResult:
     """Evaluate `units/<unit>/worktree.tar.gz` into `units/<unit>/evaluation/`, once the archive
-    is the one its session recorded."""
+    is the one its session recorded; an earlier evaluation moves to `history/<utc-stamp>/`."""
     paths = round_paths(round_id, evidence_dir).unit(unit)
     if not paths.archive.exists():
         raise NoWorktree(f"{paths.archive}: missing; the unit has no final tree to evaluate")
     check_archive(paths)
+    kept = move_to_history([paths.evaluation], paths.history)  # a re-evaluation keeps the earlier
+    if kept is not None:
+        print(f"{unit}: the earlier evaluation is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
         return evaluate(app, paths.evaluation)

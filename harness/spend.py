@@ -2,6 +2,8 @@
 
     check_spend(round_id) -> KeyCheck   # writes key-check.json; raises SpendRefused when short
 
+An earlier key-check.json is moved to `history/<utc-stamp>/` first, never overwritten.
+
 `GET /api/v1/key` gives the key's remaining credit; the round's maximum spend is every probe and
 every unit at its budget ceiling (the proxy's hard budget holds each to it) plus one `max_tokens`
 reservation at the cohort's highest completion price (OpenRouter reserves that before calling a
@@ -18,7 +20,7 @@ from harness.gateway.client import OpenRouterClient
 from harness.session.upstream import Upstream, round_gateway
 from records.evidence.gateway import KeyCheck, MaxSpend
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
-from records.io import read_record, write_record
+from records.io import move_to_history, read_record, write_record
 from records.layout import EVIDENCE_DIR, round_paths
 
 RESERVATION_TOKENS = 32_000  # the max_tokens OpenCode 1.17.18 sends on every request
@@ -91,7 +93,11 @@ def check_spend(
             record = key_check(settings, cohort, gateway)
     else:
         record = key_check(settings, cohort, upstream)
-    write_record(round_paths(round_id, evidence_dir).key_check, record)
+    paths = round_paths(round_id, evidence_dir)
+    kept = move_to_history([paths.key_check], paths.history)  # write-once: never replaced
+    if kept is not None:
+        print(f"spend: the earlier key check is kept in {kept}")
+    write_record(paths.key_check, record)
     print(record.message)
     if record.verdict == "refused":
         raise SpendRefused(record.message)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,3 +86,24 @@ def append_jsonl(path: Path, record: BaseModel | dict[str, Any]) -> None:
         handle.write(line + "\n")
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def move_to_history(paths: Iterable[Path], history_dir: Path) -> Path | None:
+    """Move every existing path (file or folder) into one new dated folder below `history_dir`,
+    keeping its name; nothing is deleted. Returns that folder, or None when nothing existed.
+
+    Derived evidence written before spending (calibration, catalogue, key check) and a unit's
+    evaluation are written once: a re-run keeps the earlier files here instead of replacing them.
+    """
+    present = [p for p in paths if p.exists() or p.is_symlink()]
+    if not present:
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    entry, n = history_dir / stamp, 1
+    while entry.exists():
+        n += 1
+        entry = history_dir / f"{stamp}-{n}"
+    entry.mkdir(parents=True)
+    for path in present:
+        os.replace(path, entry / path.name)
+    return entry

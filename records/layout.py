@@ -6,6 +6,7 @@ evidence/
   <round>/
     round.json                        frozen input hashes (freeze stage)
     calibration.json                  calibration verdict; calibration/ holds the evaluator output
+    history/<utc-stamp>/              earlier calibration, catalogue.json, key-check.json (kept)
     catalogue.json                    the cohort against the gateway's catalogue, before spending
     preflight/<model>/preflight.json  catalogue check + three probes; probe-<n>/ per probe
                                       (probe.json and the session files of a unit)
@@ -15,6 +16,7 @@ evidence/
       worktree.diff worktree.tar.gz PROGRESS.md [replacement.json]
       evaluation/                     evaluator output: result.json, screenshots/, video.webm,
                                       page-text.json (the DOM text each screenshot shows), ...
+      history/<utc-stamp>/evaluation/ an earlier evaluation, kept when the unit is re-evaluated
     private/                          the operator's only: never in packets or on the site
       code-secret.json codes.json     the code secret (OS randomness) and the code -> unit map
       packet-report.json              per packet: what was redacted where, media showing identity
@@ -22,6 +24,7 @@ evidence/
     packets/<code>/                   blind review packet per candidate (index.html: review page)
     packets/bundles/<reviewer>.zip    one reviewer's packets in a shuffled order
     reviews/*.csv|*.json              reviewer sheets (human input, never generated)
+    review-receipts.json              when each sheet and review was first validated (only grows)
     unsealing.json                    the operator's explicit unsealing of the code map
     leaderboard.json                  the ranked result
     model-leaderboard.json            a repeated round ranked by model (mean, median, spread)
@@ -222,6 +225,11 @@ class UnitPaths(SessionPaths):
         """Present while a session runs; left behind by a killed runner (crash safety)."""
         return self.root / ".running"
 
+    @property
+    def history(self) -> Path:
+        """Earlier evaluations of this unit, each in a dated folder (never deleted)."""
+        return self.root / "history"
+
 
 @dataclass(frozen=True)
 class RoundPaths:
@@ -242,6 +250,11 @@ class RoundPaths:
     @property
     def calibration_dir(self) -> Path:
         return self.root / "calibration"
+
+    @property
+    def history(self) -> Path:
+        """Earlier calibration, catalogue and key-check evidence, each in a dated folder."""
+        return self.root / "history"
 
     @property
     def key_check(self) -> Path:
@@ -323,6 +336,11 @@ class RoundPaths:
     @property
     def reviews_dir(self) -> Path:
         return self.root / "reviews"
+
+    @property
+    def review_receipts(self) -> Path:
+        """When each reviewer sheet and each review was received (scoring/receipts.py)."""
+        return self.root / "review-receipts.json"
 
     @property
     def leaderboard(self) -> Path:

@@ -24,7 +24,7 @@ from harness.catalogue.check import (
 )
 from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
 from records.inputs import load_cohort, load_round
-from records.io import read_record, write_record
+from records.io import move_to_history, read_record, write_record
 from records.layout import EVIDENCE_DIR, round_paths
 
 
@@ -37,7 +37,11 @@ def catalogue_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> bool:
         print(f"catalogue check of round {round_id!r}: {exc}")
         return False
     report = check_cohort(cohort, catalogue, round_id=round_id, cohort_path=settings.cohort_path)
-    write_record(round_paths(round_id, evidence_dir).catalogue, report)
+    paths = round_paths(round_id, evidence_dir)
+    kept = move_to_history([paths.catalogue], paths.history)  # write-once: never replaced
+    if kept is not None:
+        print(f"catalogue: the earlier catalogue check is kept in {kept}")
+    write_record(paths.catalogue, report)
     print(render_table(report), end="")
     inputs = [m for m in report.mismatches if m.kind == "input"]
     routes = [m for m in report.mismatches if m.kind != "input"]

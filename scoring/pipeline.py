@@ -11,7 +11,7 @@ from scoring.codes import assign_codes
 from scoring.evidence import RoundContext, load_context, load_unit, unit_ids
 from scoring.leaderboard import build_leaderboard
 from scoring.packets import build_round_packets
-from scoring.reviews import read_reviews
+from scoring.receipts import receive_reviews
 from scoring.sealing import apply_code_map, unseal
 
 
@@ -25,7 +25,7 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     """Score the round in `ctx` and write its leaderboard.json."""
     units = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
     codes = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units if u.reviewable])
-    reviews = read_reviews(ctx.paths.reviews_dir, {e.code for e in codes.codes})
+    reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
     board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
     if ctx.repetitions > 1:  # a repeated round is also ranked by model

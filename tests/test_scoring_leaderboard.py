@@ -180,7 +180,8 @@ def test_third_review_keeps_the_row_provisional(tmp_path: Path) -> None:
     row = score_context(ctx).units[0]
     assert row.provisional and row.reviews is not None
     assert row.reviews.visual == "awaiting_third_review" and row.reviews.code == "complete"
-    (ctx.paths.reviews_dir / "c.json").write_text(json.dumps([{"code": code, "visual": 15}]))
+    third = [{"code": code, "visual": 15, "code_quality": None, "notes": ""}]  # every key
+    (ctx.paths.reviews_dir / "c.json").write_text(json.dumps(third))
     row = score_context(ctx).units[0]
     assert not row.provisional and row.breakdown is not None and row.breakdown.visual.points == 15
 

@@ -61,12 +61,19 @@ class PacketIndex(Root):
 
 
 class Review(Record):
+    """One reviewer's row for one code, as read from a sheet (in memory, never a file)."""
+
     reviewer: str
     code: str
     visual: float | None
     code_quality: float | None
     notes: str = ""
     source: str = Field(description="file and row, e.g. 'reviews/alice.csv:3'")
+    received: dict[Literal["visual", "code_quality"], int] = Field(
+        default_factory=dict,
+        description="per scored dimension, the receipt batch of review-receipts.json that first "
+        "held it (the third-review gap compares the first two received)",
+    )
 
 
 class ReviewerScore(Record):

@@ -25,7 +25,6 @@ evidence/
     packets/bundles/<reviewer>.zip    one reviewer's packets in a shuffled order
     reviews/*.csv|*.json              reviewer sheets (human input, never generated)
     review-receipts.json              when each sheet and review was first validated (only grows)
-    review-receipts.json              when each sheet and review was first validated (only grows)
     unsealing.json                    the operator's explicit unsealing of the code map
     leaderboard.json                  the ranked result
     model-leaderboard.json            a repeated round ranked by model (mean, median, spread)
@@ -337,11 +336,6 @@ class RoundPaths:
     @property
     def reviews_dir(self) -> Path:
         return self.root / "reviews"
-
-    @property
-    def review_receipts(self) -> Path:
-        """When each reviewer sheet and each review was received (scoring/receipts.py)."""
-        return self.root / "review-receipts.json"
 
     @property
     def review_receipts(self) -> Path:

@@ -115,7 +115,8 @@ def controls_current() -> bool:
 
 
 def task_controls() -> dict[str, Any]:
-    """Evaluate the reference (60/60) and one mutant per check (each loses exactly its check)."""
+    """Evaluate the reference and every legal variant (each 60/60, no gate) and one mutant per
+    check (each loses exactly its check)."""
     return {
         "actions": [(stage, ["evaluator.controls.run:run_controls"])],
         "uptodate": [controls_current],

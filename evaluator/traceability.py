@@ -1,10 +1,12 @@
-"""The traceability table: every clause of the acceptance contract and the check and gate owning it.
+"""The traceability table: every clause of the acceptance contract, the check and gate owning it,
+and the legal variants (positive controls) that exercise it.
 
     python -m evaluator.traceability          # rewrite the table in docs/acceptance-contract.md
     python -m evaluator.traceability --check  # exit 1 when the table is stale or a clause unowned
 
-Generated from `evaluator/contract.py` (the clauses), the checks' `clauses` and
-`evaluator.gates.GATE_CLAUSES`, between the markers below.
+Generated from `evaluator/contract.py` (the clauses), the checks' `clauses`,
+`evaluator.gates.GATE_CLAUSES` and each variant's `# exercises: <clause ids>` header
+(`evaluator/controls/variants/*.patch`), between the markers below.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from evaluator.checks import CHECKS
 from evaluator.contract import CLAUSES, CONTRACT_FILE, fragments, normalise, requirement_text
+from evaluator.controls.patches import VARIANTS_DIR, exercised_clauses, variant_patches
 from evaluator.gates import GATE_CLAUSES
 
 START = (
@@ -37,9 +40,34 @@ def owners() -> dict[str, tuple[list[str], list[str]]]:
     return found
 
 
+def exercised_by(variants_dir: Path = VARIANTS_DIR) -> dict[str, list[str]]:
+    """clause id -> the legal variants whose header says they exercise it, by name."""
+    found: dict[str, list[str]] = {}
+    for name, patch in variant_patches(variants_dir).items():
+        for clause in exercised_clauses(patch):
+            found.setdefault(clause, []).append(name)
+    return found
+
+
+def variant_problems(variants_dir: Path = VARIANTS_DIR) -> list[str]:
+    """A variant that names no clause, or an unknown one."""
+    known = {c.id for c in CLAUSES}
+    out: list[str] = []
+    for name, patch in variant_patches(variants_dir).items():
+        clauses = exercised_clauses(patch)
+        if not clauses:
+            out.append(f"variant {name!r} names no clause it exercises (# exercises: <ids>)")
+        out += [
+            f"variant {name!r} exercises the unknown clause {c!r}"
+            for c in clauses
+            if c not in known
+        ]
+    return out
+
+
 def problems(markdown: str) -> list[str]:
     """Everything that breaks traceability, as sentences (empty when the table can be trusted)."""
-    out: list[str] = []
+    out: list[str] = variant_problems()
     known = {c.id for c in CLAUSES}
     text = requirement_text(markdown)
     for clause_id, (checks, gates) in owners().items():
@@ -66,14 +94,17 @@ def _cell(text: str) -> str:
 
 def table() -> str:
     found = owners()
+    variants = exercised_by()
     scored = sum(1 for c in CLAUSES if found[c.id][0])
     gated = sum(1 for c in CLAUSES if found[c.id][1] and not found[c.id][0])
     rows = [
         f"{len(CLAUSES)} clauses: {scored} owned by a check, {gated} by a gate alone, "
-        f"{len(CLAUSES) - scored - gated} not scored (with the reason).",
+        f"{len(CLAUSES) - scored - gated} not scored (with the reason); "
+        f"{sum(1 for c in CLAUSES if variants.get(c.id))} exercised by a legal variant "
+        "(a positive control that must pass).",
         "",
-        "| clause | the contract says | checks | gates |",
-        "|---|---|---|---|",
+        "| clause | the contract says | checks | gates | legal variants that exercise it |",
+        "|---|---|---|---|---|",
     ]
     for clause in CLAUSES:
         checks, gates = found[clause.id]
@@ -82,7 +113,8 @@ def table() -> str:
         )
         rows.append(
             f"| `{clause.id}` | {_cell(clause.text)} | {_cell(owner)} | "
-            f"{', '.join(f'`{g}`' for g in gates)} |"
+            f"{', '.join(f'`{g}`' for g in gates)} | "
+            f"{', '.join(f'`{v}`' for v in variants.get(clause.id, []))} |"
         )
     return "\n".join(rows)
 

@@ -1,6 +1,6 @@
-"""Controls: the reference scores full marks with no gate failing and each mutant loses exactly
-its own check and fails exactly the gates it names — as the demo round's controls stage ran them
-(`run_controls` through doit, in the shared demo build)."""
+"""Controls: the reference and every legal variant score full marks with no gate failing and each
+mutant loses exactly its own check and fails exactly the gates it names — as the demo round's
+controls stage ran them (`run_controls` through doit, in the shared demo build)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from evaluator.controls.run import (
     expected_gates,
     mutant_patches,
     touches_dependencies,
+    variant_patches,
 )
 from publish.sources import load_controls
 from records.layout import controls_json
@@ -43,6 +44,13 @@ def test_mutants_share_the_reference_install(tmp_path: Path) -> None:
 
 def test_all_controls_match(demo_round: DemoBuild) -> None:
     rows = load_controls(controls_json(demo_round.pristine)) or []
-    assert [r.control for r in rows] == control_names(mutant_patches())
+    assert [r.control for r in rows] == control_names(mutant_patches(), variant_patches())
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad
+    positives = [r for r in rows if r.kind != "mutant"]
+    assert [r.control for r in positives] == ["reference"] + [
+        f"variant-{v}" for v in sorted(variant_patches())
+    ]
+    for row in positives:  # must pass: full marks, nothing failed, no gate
+        assert (row.actual_score, row.actual_failed_checks, row.gates_failed) == (60, [], []), row
+    assert all(r.kind == "mutant" and r.check for r in rows if r not in positives)

@@ -1,21 +1,25 @@
-"""Controls: the reference solution must score full marks with no gate failing, and each mutant (one
-small, realistic defect, `mutants/<check-id>.patch` or `mutants/<check-id>--<variant>.patch`,
-applied with `patch -p1` on top of the reference) must lose exactly its own check's points while
-every other check still passes, and fail exactly the gates its header names
-(`# expect-gates: core-journey`; none when absent).
+"""Controls: the reference solution must score full marks with no gate failing; each legal variant
+(`variants/<name>.patch`: a correct implementation that differs from the reference in a way the
+contract allows, applied with `patch -p1` on top of it) must too ("must pass"); and each mutant
+(one small, realistic defect, `mutants/<check-id>.patch` or `mutants/<check-id>--<variant>.patch`)
+must lose exactly its own check's points while every other check still passes, and fail exactly
+the gates its header names (`# expect-gates: core-journey`; none when absent) ("must lose exactly
+its check"). A patch's leading `#` lines describe it; a variant's `# exercises: <clause ids>` line
+names the contract clauses it exercises (the traceability table shows them).
 
-    python -m evaluator controls [--only reference,mutant-url-state]
+    python -m evaluator controls [--only reference,variant-native-dialog,mutant-url-state]
 
-writes evidence/controls.json ([{control, check, expected_score, actual_score,
-expected_failed_checks, actual_failed_checks, gates_failed, match, reason}]) and each control's
-evaluator output under evidence/controls/<control>/; exits non-zero on any mismatch.
+writes evidence/controls.json ([{control, kind, check, expected_score, actual_score,
+expected_failed_checks, actual_failed_checks, gates_failed, match, reason}], kind: reference,
+variant or mutant) and each control's evaluator output under evidence/controls/<control>/; exits
+non-zero on any mismatch.
 
 Every control is a full evaluation (a private copy, check, build, browser, all checks) except the
 install: no mutant touches package.json or the lockfile, so the reference's dependencies are
 installed once (`npm ci --offline` in the build sandbox) and every control gets a hard-linked copy
 of that node_modules (its install log says so); if that one install fails, each control installs
-for itself. Only the reference keeps video, trace and screenshots; the mutants keep result.json,
-logs and axe.json.
+for itself. Only the reference keeps video, trace and screenshots; the variants and mutants keep
+result.json, logs and axe.json.
 """
 
 from __future__ import annotations
@@ -25,12 +29,24 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.build import make_workspace, run_step, timed_copy
 from evaluator.checks import BY_ID
+from evaluator.controls.patches import (
+    MUTANTS_DIR,
+    VARIANTS_DIR,
+    check_of,
+    describe,
+    exercised_clauses,
+    expected_gates,
+    mutant_patches,
+    touches_dependencies,
+    variant_patches,
+)
 from evaluator.evaluate import evaluate
-from records.evidence.controls import ControlRow, ControlsInputs
+from records.evidence.controls import ControlKind, ControlRow, ControlsInputs
 from records.evidence.evaluation import MAX_AUTOMATED
 from records.hashing import files_sha256, tree_files
 from records.io import RecordError, read_json, read_record, write_json, write_record
@@ -45,42 +61,18 @@ from records.layout import (
     evaluator_source_files,
 )
 
-MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
-
-
-GATES_HEADER = "expect-gates:"
-
-
-def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:
-    """mutant name -> patch file, for every `<check-id>[--<variant>].patch` in `mutants_dir`."""
-    return {p.stem: p for p in sorted(mutants_dir.glob("*.patch"))}
-
-
-def check_of(mutant: str) -> str:
-    """The check a mutant must fail: its name up to `--`."""
-    return mutant.split("--", 1)[0]
-
-
-def _header(patch: Path) -> list[str]:
-    lines = []
-    for line in patch.read_text(encoding="utf-8").splitlines():
-        if line.startswith(("--- ", "diff ", "Index:")):
-            break
-        lines.append(line.lstrip("# ").strip())
-    return [x for x in lines if x]
-
-
-def describe(patch: Path) -> str:
-    """The patch's leading comment lines (before the first diff header), minus expectations."""
-    return " ".join(x for x in _header(patch) if not x.startswith(GATES_HEADER))
-
-
-def expected_gates(patch: Path) -> list[str]:
-    """The gates the mutant must fail (its `# expect-gates: a, b` header line)."""
-    for line in _header(patch):
-        if line.startswith(GATES_HEADER):
-            return sorted(g.strip() for g in line[len(GATES_HEADER) :].split(",") if g.strip())
-    return []
+__all__ = [
+    "MUTANTS_DIR",
+    "VARIANTS_DIR",
+    "check_of",
+    "describe",
+    "exercised_clauses",
+    "expected_gates",
+    "mutant_patches",
+    "run_controls",
+    "touches_dependencies",
+    "variant_patches",
+]
 
 
 def apply_patch(app: Path, patch: Path) -> str | None:
@@ -107,7 +99,7 @@ def apply_patch(app: Path, patch: Path) -> str | None:
 
 
 def _mutant_order(mutant: str) -> tuple[int, str]:
-    """Mutants in the registry's check order, variants after their check's plain mutant."""
+    """Mutants in the registry's check order, a check's further mutants after its plain one."""
     ids = list(BY_ID)
     check = check_of(mutant)
     return (ids.index(check) if check in ids else len(ids), mutant)
@@ -115,7 +107,7 @@ def _mutant_order(mutant: str) -> tuple[int, str]:
 
 def control_inputs() -> list[Path]:
     """What decides every control's verdict: the starter, the evaluator's sources and the
-    controls themselves (reference overlay, mutants)."""
+    controls themselves (reference overlay, variants, mutants)."""
     skip = {"node_modules", "dist", ".git", "__pycache__"}
     files = {*tree_files(STARTER_DIR, skip), *evaluator_source_files()}
     files.update(tree_files(Path(__file__).resolve().parent, skip))
@@ -140,12 +132,42 @@ def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
     return recorded.sha256 == inputs_record(recorded.controls).sha256
 
 
-def control_names(patches: dict[str, Path]) -> list[str]:
-    """Every control in run order: the reference, then one per mutant."""
-    return ["reference"] + [f"mutant-{m}" for m in sorted(patches, key=_mutant_order)]
+@dataclass(frozen=True)
+class Control:
+    """One control: its name in controls.json, its kind, the patch applied on the reference (none
+    for the reference) and, for a mutant, the check it must fail."""
+
+    name: str
+    kind: ControlKind
+    patch: Path | None = None
+    check: str | None = None
 
 
-DEPENDENCY_FILES = ("package.json", "package-lock.json")
+def all_controls(mutants: dict[str, Path], variants: dict[str, Path]) -> list[Control]:
+    """Every control in run order: the reference, each variant, then each mutant in check order."""
+    return [
+        Control("reference", "reference"),
+        *(Control(f"variant-{v}", "variant", variants[v]) for v in sorted(variants)),
+        *(
+            Control(f"mutant-{m}", "mutant", mutants[m], check_of(m))
+            for m in sorted(mutants, key=_mutant_order)
+        ),
+    ]
+
+
+def expectation(control: Control) -> tuple[int, list[str], list[str]]:
+    """(score, failed checks, failed gates) a control must get: the reference and a variant full
+    marks with nothing failed; a mutant the maximum less its check's points, that check alone
+    failed, and the gates its `# expect-gates:` line names."""
+    if control.kind != "mutant" or control.check is None or control.patch is None:
+        return MAX_AUTOMATED, [], []
+    points = BY_ID[control.check].points
+    return MAX_AUTOMATED - points, [control.check], expected_gates(control.patch)
+
+
+def control_names(patches: dict[str, Path], variants: dict[str, Path] | None = None) -> list[str]:
+    """Every control's name in run order (see `all_controls`)."""
+    return [c.name for c in all_controls(patches, variants or {})]
 
 
 def install_once(reference: Path) -> tuple[Path, Path] | None:
@@ -161,17 +183,6 @@ def install_once(reference: Path) -> tuple[Path, Path] | None:
     return workspace.root, workspace.app / "node_modules"
 
 
-def touches_dependencies(patch: Path) -> bool:
-    """Whether the patch changes package.json or the lockfile (then it needs its own install)."""
-    text = patch.read_text(encoding="utf-8")
-    return any(
-        f"/{name}" in line
-        for line in text.splitlines()
-        if line.startswith(("+++ ", "--- "))
-        for name in DEPENDENCY_FILES
-    )
-
-
 def default_base() -> Callable[[Path], object]:
     from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
 
@@ -185,6 +196,7 @@ def run_controls(
     evidence_dir: Path = EVIDENCE_DIR,
     base: Callable[[Path], object] | None = None,
     mutants_dir: Path = MUTANTS_DIR,
+    variants_dir: Path = VARIANTS_DIR,
     out_json: Path | None = None,
     out_dir: Path | None = None,
 ) -> int:
@@ -194,12 +206,15 @@ def run_controls(
     if unknown:
         print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
         return 2
-    order = control_names(patches)
-    controls: list[tuple[str, str | None]] = [("reference", None)]
-    controls += [(f"mutant-{m}", m) for m in sorted(patches, key=_mutant_order)]
+    controls = all_controls(patches, variant_patches(variants_dir))
+    order = [c.name for c in controls]
     missing = [check for check in BY_ID if check not in {check_of(m) for m in patches}]
     if only:
-        controls = [c for c in controls if c[0] in only]
+        unheard = sorted(set(only) - set(order))
+        if unheard:
+            print(f"no such controls: {', '.join(unheard)}", file=sys.stderr)
+            return 2
+        controls = [c for c in controls if c.name in only]
     out_json = out_json or controls_json(evidence_dir)
     out_dir = out_dir or controls_dir(evidence_dir)
     rows: list[ControlRow] = []
@@ -209,7 +224,7 @@ def run_controls(
         materialize(reference)
         shared = install_once(reference)
         try:
-            _run_each(controls, patches, reference, Path(tmp), out_dir, shared, rows)
+            _run_each(controls, reference, Path(tmp), out_dir, shared, rows)
         finally:
             if shared is not None:
                 shutil.rmtree(shared[0], ignore_errors=True)
@@ -234,8 +249,7 @@ def run_controls(
 
 
 def _run_each(
-    controls: list[tuple[str, str | None]],
-    patches: dict[str, Path],
+    controls: list[Control],
     reference: Path,
     tmp: Path,
     out_dir: Path,
@@ -243,10 +257,10 @@ def _run_each(
     rows: list[ControlRow],
 ) -> None:
     """Evaluate every control, appending its row to `rows`."""
-    for name, mutant in controls:
-        check = check_of(mutant) if mutant else None
+    for control in controls:
+        name, check, patch = control.name, control.check, control.patch
         app = tmp / name
-        if mutant is not None:
+        if patch is not None:
             shutil.copytree(
                 reference,
                 app,
@@ -255,12 +269,11 @@ def _run_each(
             )
         else:
             app = reference
-        expected_failed = [check] if check else []
-        expected = MAX_AUTOMATED - (BY_ID[check].points if check else 0)
-        description = describe(patches[mutant]) if mutant else "the reference solution"
-        gates_expected = expected_gates(patches[mutant]) if mutant else []
+        expected, expected_failed, gates_expected = expectation(control)
+        description = describe(patch) if patch else "the reference solution"
         row = ControlRow(
             control=name,
+            kind=control.kind,
             check=check,
             description=description,
             expected_score=expected,
@@ -271,18 +284,14 @@ def _run_each(
             expected_gates_failed=gates_expected,
             match=False,
         )
-        problem = apply_patch(app, patches[mutant]) if mutant else None
+        problem = apply_patch(app, patch) if patch else None
         if problem:
             row.reason = problem
             rows.append(row)
             print(f"{name:28} MISMATCH {problem}", flush=True)
             continue
-        full = mutant is None
-        deps = (
-            None
-            if shared is None or (mutant and touches_dependencies(patches[mutant]))
-            else shared[1]
-        )
+        full = patch is None
+        deps = None if shared is None or (patch and touches_dependencies(patch)) else shared[1]
         result = evaluate(
             app, out_dir / name, video=full, trace=full, screenshots=full, node_modules=deps
         )

@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any, Literal
 
-from records.base import Record, Root
+from pydantic import Field, model_validator
+
+from records.base import Root
+
+ControlKind = Literal["reference", "variant", "mutant"]
+"""reference and variant: must score full marks with no gate failed ("must pass"); mutant: must
+lose exactly its check ("must lose exactly its check")."""
 
 
-class ControlRow(Record):
-    """One control; the file is a bare list of rows (see ROOTS in tests/test_records_schema.py)."""
+def kind_of(control: str) -> ControlKind:
+    """A control's kind from its name (`reference`, `variant-<name>`, `mutant-<name>`)."""
+    if control == "reference":
+        return "reference"
+    return "variant" if control.startswith("variant-") else "mutant"
 
+
+class ControlRow(Root):
+    """One control; the file is a bare list of rows (see ROOTS in tests/test_records_schema.py),
+    so each row carries its own `schema_version`: 2 added `kind` (legal variants joined the
+    reference and the mutants); a version-1 row, written before, has none and takes the kind its
+    name says (there were no variants then)."""
+
+    schema_version: int = 2
     control: str
+    kind: ControlKind
     check: str | None
     description: str
     expected_score: int
@@ -23,6 +41,20 @@ class ControlRow(Record):
     reason: str = ""
     result: str | None = None
     duration_s: float = 0.0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1(cls, data: Any) -> Any:
+        """A row with neither a version nor a kind was written before either existed: version 1,
+        its kind from its name."""
+        if isinstance(data, dict) and not {"schema_version", "kind"} & set(data):
+            data = {**data, "schema_version": 1, "kind": kind_of(str(data.get("control", "")))}
+        return data
+
+    @property
+    def must_pass(self) -> bool:
+        """A positive control (the reference or a legal variant): full marks, no gate."""
+        return self.kind != "mutant"
 
 
 class ControlsInputs(Root):

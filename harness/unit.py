@@ -252,6 +252,12 @@ def run_unit(
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
     require_round_tools(round_id)  # a paid session never runs on other tools than the round's
     settings = load_round(round_id)
+    ceiling = settings.ceilings.wall_clock_seconds
+    if settings.kind == "real" and wall_clock_seconds not in (None, ceiling):
+        raise UnitRefused(  # the methodology's 30 minutes, as session.json records them
+            f"round {round_id!r} is real: its wall-clock ceiling is {ceiling:g} s (a fixed "
+            f"control), not {wall_clock_seconds:g} s"
+        )
     candidate = load_cohort(settings.cohort_path).by_key(model_key)
     agent = agent or agent_for(settings.agent, f"round {round_id!r}")
     unit = unit_name(model_key, repetition, replacement)

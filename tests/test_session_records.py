@@ -121,13 +121,22 @@ def test_assessment_separates_model_provider_and_harness_failures() -> None:
     assert (ceiling.validity, ceiling.failure_class) == ("valid", "model")
     outage = assess(
         facts(
-            stop_status="time_ceiling",
+            stop_status="provider_outage",
             gateway=GatewaySummary(
                 chat_requests=9, upstream_errors=8, error_classes={"upstream_5xx": 8}, retries=7
             ),
         )
     )
     assert (outage.validity, outage.failure_class) == ("invalid", "provider_outage")
+    # the same errors survived up to the time ceiling: the ceiling ended it, scored (issue 29)
+    survived = assess(
+        facts(
+            stop_status="time_ceiling",
+            gateway=GatewaySummary(chat_requests=9, upstream_errors=8,
+                                   error_classes={"upstream_5xx": 8}),
+        )
+    )  # fmt: skip
+    assert (survived.validity, survived.failure_class) == ("valid", "model")
     missing = assess(facts(evidence_present=["events.jsonl"]))
     assert any("required evidence missing" in r for r in missing.reasons)
     crashed = assess(facts(stop_status="crashed", harness_error="runner killed"))
@@ -193,3 +202,9 @@ def test_a_valid_marker_of_a_dead_runner_is_still_recovered_not_refused(
     marker = read_marker(paths, "strong-builder-r1")
     assert marker is not None and marker.unit == "strong-builder-r1"
     assert read_marker(round_paths("demo", tmp_path / "evidence").unit("idle-r1")) is None
+
+
+def test_a_real_round_runs_no_unit_under_another_wall_clock_ceiling(tmp_path: Path) -> None:
+    with pytest.raises(UnitRefused, match="its wall-clock ceiling is 1800 s .* not 90 s"):
+        run_unit("round-0", "claude-opus", evidence_dir=tmp_path, wall_clock_seconds=90)
+    assert not list(tmp_path.rglob("*"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator
 
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 
 ENQUIRE = "Enquire about this venue"
@@ -41,7 +42,7 @@ def open_dialog(ctx: CheckContext, keyboard: bool = False, critical: bool = Fals
         ctx.page.keyboard.press("Enter")
     else:
         button.first.click()
-    if not wait_until(ctx.page, lambda: dialog_open(ctx), 2000):
+    if not wait_until(ctx.page, lambda: dialog_open(ctx), REACTION_MS):
         raise ctx.stop(
             f'activating "{ENQUIRE}" opens a role="dialog"',
             "no visible dialog appeared",

@@ -11,6 +11,7 @@ from typing import Any
 
 from evaluator.browser import run_axe
 from evaluator.checks._dialog import DIALOG_SELECTOR, dialog_open, enquire_button
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, SharedVisit, visit_key, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import VenueData
@@ -67,7 +68,7 @@ def run(ctx: CheckContext) -> None:
         button = enquire_button(ctx)
         if button.count() and button.first.is_visible():
             button.first.click()
-            if wait_until(page, lambda: dialog_open(ctx), 1500):
+            if wait_until(page, lambda: dialog_open(ctx), REACTION_MS):
                 ctx.settle()
                 found += [("enquiry dialog", v, None) for v in ctx.axe("dialog", DIALOG_SELECTOR)]
     for where_text, violation, where in found:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import Locator
 
 from evaluator.checks._dialog import dialog_open, enquire_button, open_dialog
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -23,7 +24,7 @@ def run(ctx: CheckContext) -> None:
     page = ctx.page
     ctx.goto(venue.path, width=1440)
     dialog = open_dialog(ctx, keyboard=True)
-    if not wait_until(page, lambda: _inside(dialog), 1000):
+    if not wait_until(page, lambda: _inside(dialog), REACTION_MS):
         ctx.problem(
             "opening the dialog moves focus into it",
             f"focus is on {ctx.active_description()}",
@@ -56,11 +57,11 @@ def run(ctx: CheckContext) -> None:
             closer.first.click()
         else:
             page.keyboard.press("Escape")
-        if not wait_until(page, lambda: not dialog_open(ctx), 1500):
+        if not wait_until(page, lambda: not dialog_open(ctx), REACTION_MS):
             ctx.problem(f"{how} closes the dialog", "the dialog is still open", "role=dialog")
             page.keyboard.press("Escape")
             continue
-        if not wait_until(page, lambda: ctx.active_is(button), 1000):
+        if not wait_until(page, lambda: ctx.active_is(button), REACTION_MS):
             ctx.problem(
                 f'after {how} focus returns to "Enquire about this venue"',
                 f"focus is on {ctx.active_description()}",

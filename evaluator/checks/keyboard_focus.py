@@ -6,9 +6,14 @@ its neighbours)."""
 
 from __future__ import annotations
 
-from evaluator.browser import wait_quiet
-from evaluator.checks.base import CheckContext
+from evaluator.checks._waits import REACTION_MS
+from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
+
+IN_MAIN_JS = (
+    "() => { const m = document.querySelector('main, [role=main]');"
+    " return !!m && (m === document.activeElement || m.contains(document.activeElement)); }"
+)
 
 # Indexes every visible, enabled, tabbable element and records its unfocused style signature
 # (the element, its parent, its neighbours and its labels) to spot focus-only style changes.
@@ -114,11 +119,7 @@ def run(ctx: CheckContext) -> None:
         )
     else:
         page.keyboard.press("Enter")
-        wait_quiet(page, 100)
-        in_main = page.evaluate(
-            "() => { const m = document.querySelector('main, [role=main]');"
-            " return !!m && (m === document.activeElement || m.contains(document.activeElement)); }"
-        )
+        in_main = wait_until(page, lambda: page.evaluate(IN_MAIN_JS), REACTION_MS)
         if not in_main:
             ctx.problem(
                 'activating "Skip to content" moves focus to main',

@@ -5,6 +5,7 @@ them; at 768 and 1440 px the links are visible and no "Menu" button is displayed
 
 from __future__ import annotations
 
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -58,13 +59,13 @@ def run(ctx: CheckContext) -> None:
         )
     menu.click()
     ctx.settle()
-    if menu.get_attribute("aria-expanded") != "true":
+    if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "true", REACTION_MS):
         ctx.problem(
             'after activating Menu, aria-expanded="true"',
             f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
             'role=button[name="Menu"]',
         )
-    if not wait_until(page, lambda: all(_links_visible(ctx).values()), 1500):
+    if not wait_until(page, lambda: all(_links_visible(ctx).values()), REACTION_MS):
         ctx.problem(
             "after activating Menu the nav links are shown",
             f"visible: {_links_visible(ctx)}",
@@ -72,13 +73,13 @@ def run(ctx: CheckContext) -> None:
         )
     menu.click()
     ctx.settle()
-    if menu.get_attribute("aria-expanded") != "false":
+    if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "false", REACTION_MS):
         ctx.problem(
             'activating Menu again sets aria-expanded="false"',
             f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
             'role=button[name="Menu"]',
         )
-    if not wait_until(page, lambda: not any(_links_visible(ctx).values()), 1500):
+    if not wait_until(page, lambda: not any(_links_visible(ctx).values()), REACTION_MS):
         ctx.problem(
             "activating Menu again hides the nav links",
             f"visible: {_links_visible(ctx)}",

@@ -5,6 +5,7 @@ name and the longest description), not-found — and in every state: menu open, 
 from __future__ import annotations
 
 from evaluator.checks._dialog import dialog_open, enquire_button
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -56,7 +57,7 @@ def run(ctx: CheckContext) -> None:
         button = enquire_button(ctx)
         if button.count() and button.first.is_visible():
             button.first.click()
-            if wait_until(page, lambda: dialog_open(ctx), 1500):
+            if wait_until(page, lambda: dialog_open(ctx), REACTION_MS):
                 ctx.settle()
                 _measure(ctx, "dialog open", failures)
                 ctx.share_visit(ctx.data.ordinary.path, "dialog-open")

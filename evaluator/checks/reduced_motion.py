@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from evaluator.browser import wait_quiet
 from evaluator.checks._dialog import dialog_open, enquire_button
+from evaluator.checks._waits import OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -80,7 +81,7 @@ def _long_entrances(ctx: CheckContext) -> None:
 
 
 def _observe(ctx: CheckContext) -> None:
-    wait_quiet(ctx.page, 250)
+    wait_quiet(ctx.page, OBSERVE_MS)
 
 
 def _collect(ctx: CheckContext) -> list[str]:
@@ -110,7 +111,7 @@ def run(ctx: CheckContext) -> None:
     if button.count() and button.first.is_visible():
         page.evaluate("() => window.__siteosMotion.clear()")
         button.first.click()
-        wait_until(page, lambda: dialog_open(ctx), 1500)
+        wait_until(page, lambda: dialog_open(ctx), REACTION_MS)
         _observe(ctx)
         moving += [f"{m} (opening the dialog)" for m in _collect(ctx)]
     if moving:

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from evaluator.browser import wait_quiet
 from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
+from evaluator.checks._waits import OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, CheckStopped, names, short_list, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS
@@ -60,14 +61,14 @@ class Commits:
         page = self.ctx.page
         before = page.evaluate("() => history.length")
         action()  # type: ignore[operator]
-        timeout = 2000 if self.wrong < 2 else 300
+        timeout = REACTION_MS if self.wrong < 2 else 300
         if not wait_until(page, lambda: _matches(page.url, want), timeout):
             self.wrong += 1
             self.ctx.problem(
                 f"after {label}: the URL {_describe(want)}", f"URL is {self.ctx.path()}", "location"
             )
             return False
-        wait_quiet(page, 100)
+        wait_quiet(page, OBSERVE_MS)
         pushed = page.evaluate("() => history.length") - before
         if pushed != 1:
             self.ctx.problem(
@@ -159,11 +160,11 @@ def run(ctx: CheckContext) -> None:
             )
 
     page.go_back()
-    if not wait_until(page, lambda: _matches(page.url, steps[2][2]), 2000):
+    if not wait_until(page, lambda: _matches(page.url, steps[2][2]), REACTION_MS):
         ctx.problem(f"Back returns to {_describe(steps[2][2])}", f"URL is {ctx.path()}", "location")
     restored("Back", 3)
     page.go_forward()
-    if not wait_until(page, lambda: _matches(page.url, steps[3][2]), 2000):
+    if not wait_until(page, lambda: _matches(page.url, steps[3][2]), REACTION_MS):
         ctx.problem(
             f"Forward returns to {_describe(steps[3][2])}", f"URL is {ctx.path()}", "location"
         )
@@ -181,7 +182,7 @@ def run(ctx: CheckContext) -> None:
     controls.types["studio"].uncheck()
     controls.area.select_option("")
     set_guests(controls, "")
-    if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, 2000):
+    if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, REACTION_MS):
         ctx.problem(
             "with every filter unset the URL is exactly /venues", f"URL is {ctx.path()}", "location"
         )
@@ -191,7 +192,9 @@ def run(ctx: CheckContext) -> None:
     clear = page.get_by_role("button", name="Clear filters", exact=True)
     if ctx.is_visible(clear):
         clear.first.click()
-        if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, 2000):
+        if not wait_until(
+            page, lambda: _matches(page.url, {}) and "?" not in page.url, REACTION_MS
+        ):
             ctx.problem(
                 '"Clear filters" sets the URL back to exactly /venues',
                 f"URL is {ctx.path()}",

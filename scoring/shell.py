@@ -6,12 +6,25 @@ here knows an agent's native event format.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
 CONTROL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-WRAPPERS = frozenset({"env", "time", "exec", "command", "nice", "nohup"})
+# Commands that run the rest of their words as the command: `env`, `time`, `exec`, `command`,
+# `nohup`, `nice`, `stdbuf`, `timeout`, each with the options (and option values) it takes.
+WRAPPERS = frozenset({"env", "time", "exec", "command", "nice", "nohup", "stdbuf", "timeout"})
+OPTION_VALUES = {  # options whose value is the next word
+    "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
+    "exec": {"-a"},
+    "nice": {"-n", "--adjustment"},
+    "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+}
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+DURATION = re.compile(r"^\d+(\.\d+)?[smhd]?$")
+MAX_DEPTH = 4  # `bash -c "sh -c '…'"` nests; deeper is not a verification command
 
 
 def tokens(command: str) -> list[str]:
@@ -29,17 +42,56 @@ def tokens(command: str) -> list[str]:
     return out
 
 
-def segments(command: str) -> list[list[str]]:
-    """Simple commands of `command` (split at control operators), env assignments and wrappers
-    such as `env`/`time` removed from the front."""
+def _skip_options(words: list[str], takes_value: set[str]) -> list[str]:
+    """`words` after the leading options (and the values of options in `takes_value`)."""
+    while words and words[0].startswith("-") and words[0] != "-":
+        option = words.pop(0)
+        if option == "--":
+            break
+        if option in takes_value and words:
+            words.pop(0)
+    return words
+
+
+def _shell_script(words: list[str]) -> str | None:
+    """The script of `sh -c SCRIPT` / `bash -lc SCRIPT` / `bash -e -c SCRIPT` (None otherwise)."""
+    rest, has_c = words[1:], False
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        has_c |= option == "-c" or (not option.startswith("--") and "c" in option[1:])
+    return rest[0] if has_c and rest else None
+
+
+def unwrap(words: list[str], depth: int = 0) -> list[list[str]]:
+    """The simple commands one simple command runs: env assignments and wrappers (`env`,
+    `timeout 120`, `nice -n 5`, ...) removed from its front, and a shell's `-c` script split into
+    its own simple commands. `echo npm run build` stays `echo …` (not a wrapper)."""
+    words = list(words)
+    while words:
+        if ENV_ASSIGNMENT.match(words[0]):
+            words.pop(0)
+            continue
+        head = os.path.basename(words[0])
+        if head in WRAPPERS:
+            if head == "command" and words[1:2] and words[1] in ("-v", "-V"):
+                break  # `command -v npm` looks a name up, it runs nothing
+            words = _skip_options(words[1:], OPTION_VALUES.get(head, set()))
+            if head == "timeout" and words and DURATION.match(words[0]):
+                words.pop(0)
+            continue
+        if head in SHELLS and (script := _shell_script(words)) is not None:
+            return segments(script, depth + 1) if depth < MAX_DEPTH else []
+        break
+    return [words] if words else []
+
+
+def segments(command: str, depth: int = 0) -> list[list[str]]:
+    """Simple commands of `command` (split at control operators), each unwrapped (`unwrap`)."""
     result: list[list[str]] = []
     current: list[str] = []
     for token in [*tokens(command), ";"]:
         if token in CONTROL_OPERATORS:
-            while current and (ENV_ASSIGNMENT.match(current[0]) or current[0] in WRAPPERS):
-                current.pop(0)
-            if current:
-                result.append(current)
+            result.extend(unwrap(current, depth))
             current = []
         else:
             current.append(token)

@@ -8,6 +8,13 @@ Commands come from the agent's neutral trace (`trace.json`), each citing its nat
   `npm run build` alone does not count even though the starter's build script type-checks first:
   the methodology asks for both visible commands.
 - 2 points: a build command was observed: `npm run build` or `vite build` (directly or via npx).
+
+Both count in any simple command of the line (`cd app && npm run build`, `npm run build | tail`),
+with npm's flags anywhere (`npm run -s build`, `npm run build --silent`), after env assignments
+(`CI=1 npm run build`), behind the wrappers `env`, `time`, `timeout [opts] DURATION`, `nice`,
+`nohup`, `exec`, `command`, `stdbuf`, and inside a shell's `-c` script (`bash -c '…'`,
+`sh -lc "…"`): `scoring.shell.segments` unwraps them. A line that only mentions the command
+(`echo npm run build`, `# npm run build`, `cat npm run build.txt`, `bash build.sh`) earns nothing.
 - 1 point: PROGRESS.md is truthful (`progress_truthful` defines the matching rule).
 """
 

@@ -38,6 +38,45 @@ def test_segments_strip_env_and_wrappers() -> None:
     assert segments("FOO=1 time npm run build; ls") == [["npm", "run", "build"], ["ls"]]
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [  # wrapped forms the README lists as accepted
+        ("timeout 120 npm run build", {"build"}),
+        ("timeout -s KILL -k 5 2m npm run check", {"check"}),
+        ("bash -c 'npm run check && npm run build'", {"check", "build"}),
+        ('sh -lc "npm run build"', {"build"}),
+        ('bash -e -c "cd app; npx tsc --noEmit"', {"check"}),
+        ("npx tsc --noEmit", {"check"}),
+        ("npm run -s build", {"build"}),
+        ("npm run build --silent", {"build"}),
+        ("cd app && npm run build", {"build"}),
+        ("CI=1 npm run build", {"build"}),
+        ("env -i PATH=/usr/bin CI=1 npm run build", {"build"}),
+        ("nice -n 10 npm run check", {"check"}),
+        ("timeout 300 bash -c 'npm run build 2>&1 | tail -5'", {"build"}),
+        # ... and what only mentions the command still earns nothing
+        ("echo npm run build", set()),
+        ("# npm run build", set()),
+        ("cat npm run build.txt", set()),
+        ("bash build.sh", set()),
+        ("command -v npm run build", set()),
+        ("timeout 120 echo npm run build", set()),
+        ("bash -c 'echo npm run check'", set()),
+    ],
+)
+def test_wrapped_commands_count_and_mentions_do_not(command: str, expected: set[str]) -> None:
+    assert kinds(command) == expected
+
+
+def test_a_wrapped_build_earns_its_points_and_matches_progress(tmp_path: Path) -> None:
+    wrapped: list[tuple[str, int | None]] = [
+        ("bash -c 'npm run check'", 0),
+        ("timeout 120 npm run build", 0),
+    ]
+    dim = score(tmp_path, wrapped, TRUTHFUL_PROGRESS)
+    assert dim.points == 5, [c.reason for c in dim.components]
+
+
 def score(
     tmp_path: Path, commands: list[tuple[str, int | None]], progress: str | None, **res: object
 ):

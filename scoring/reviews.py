@@ -152,11 +152,15 @@ def _field_name(index: int) -> str:
     return SHEET_HEADER[index] if index < len(SHEET_HEADER) else f"column {index + 1}"
 
 
+ROW_LIKE = re.compile(r'^\s*"?(?P<code>[^,"]+)"?\s*,\s*(\d+(\.\d+)?)?\s*,\s*(\d+(\.\d+)?)?\s*(,|$)')
+
+
 def _swallowed(notes: str, codes: set[str]) -> str | None:
-    """A later line of a multi-line notes cell that starts like a row of a known code."""
+    """A later line of a multi-line notes cell that reads like a row of a known code (code, score,
+    score): the sign of a quote left open in the notes above it."""
     for line in notes.splitlines()[1:]:
-        head = line.strip().split(",", 1)
-        if len(head) == 2 and head[0].strip().strip('"') in codes:
+        match = ROW_LIKE.match(line)
+        if match and match.group("code").strip() in codes:
             return line.strip()
     return None
 

@@ -274,8 +274,10 @@ def evaluation_digest(unit: str) -> str:
 
 
 def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
-    """Up to date when the unit ran and left no worktree (nothing to evaluate), or when its
-    result.json is from the current inputs (the digest the last evaluation saved)."""
+    """Up to date when the unit ran and left no worktree (nothing to evaluate), or while its own
+    result.json parses, is the file that evaluation wrote (its SHA-256, saved with doit's state)
+    and is from the current inputs (the digest the evaluation saved): a corrupt, deleted or
+    swapped result.json is evaluated again."""
 
     def current(task: Any, values: dict[str, Any]) -> bool:
         paths = PATHS.unit(unit)
@@ -283,20 +285,36 @@ def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
             return True
         if not (paths.session.exists() and paths.result.exists()):
             return False
+        if values.get("result") != file_sha256(paths.result) or not result_parses(paths.result):
+            return False
         return bool(values.get("inputs") == evaluation_digest(unit))
 
     return current
 
 
+def result_parses(path: Path) -> bool:
+    """The file is a readable EvaluationResult (any schema this checkout reads)."""
+    from records.evidence.evaluation import EvaluationResult
+    from records.io import RecordError, read_record
+
+    try:
+        read_record(path, EvaluationResult)
+    except RecordError:
+        return False
+    return True
+
+
 def evaluate_stage(unit: str) -> dict[str, Any] | bool:
-    """Evaluate `unit` when it left a worktree; the inputs' digest is saved with doit's state."""
-    if not PATHS.unit(unit).archive.exists():
+    """Evaluate `unit` when it left a worktree; the inputs' digest and the SHA-256 of the
+    result.json it wrote are saved with doit's state."""
+    paths = PATHS.unit(unit)
+    if not paths.archive.exists():
         print(f"{unit}: no final worktree (its session record says why): nothing to evaluate")
         return {"inputs": None}
     inputs = evaluation_digest(unit)
     if not stage("evaluator.unit_evaluation:evaluate_unit", ROUND, unit):
         return False
-    return {"inputs": inputs}
+    return {"inputs": inputs, "result": file_sha256(paths.result)}
 
 
 @create_after(executed="order")

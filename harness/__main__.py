@@ -1,7 +1,9 @@
 """`python -m harness replace UNIT --reason TEXT [--round R]`: the one documented replacement unit.
 
-Only a unit that failed as a provider outage or a harness failure may be replaced, once, with a
-written reason; the next `doit` runs the replacement after the frozen order.
+Only a unit that failed as a provider outage, a harness failure or an evaluator failure (its
+result.json missing, unreadable or not a valid measurement) may be replaced, once, with a written
+reason; the next `doit` runs the replacement after the frozen order, and the replaced unit is
+listed as superseded by it.
 """
 
 from __future__ import annotations

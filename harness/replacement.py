@@ -1,9 +1,11 @@
 """One documented replacement unit per failed unit, created only by an explicit command.
 
 Exactly what the methodology allows: provider outages, harness failures and evaluator failures
-(seed: they are never scored as model-quality failures). A model failure is scored, an invalid
-run (identity, retry, changed prompt or starter) is not replaceable: a changed prompt or starter
-is our error and the runner already refuses to start such a session. The replacement is a new
+(seed: they are never scored as model-quality failures). An evaluator failure is the
+leaderboard's `evaluation_failed`: a missing or unreadable result.json counts. A model failure is
+scored, an invalid run (identity, retry, changed prompt or starter, required evidence missing) is
+not replaceable: a changed prompt or starter is our error and the runner already refuses to start
+such a session. The replacement is a new
 unit `<unit>-x1` holding `replacement.json` with the reason; the failed unit's evidence stays.
 """
 
@@ -17,7 +19,7 @@ from harness.session.evidence import now_iso
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import ReplacementRecord
 from records.evidence.session import FailureClass, SessionRecord
-from records.io import read_record, write_record
+from records.io import RecordError, read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths, unit_id
 
 ReplacedClass = FailureClass | Literal["evaluator"]
@@ -44,40 +46,61 @@ def replacement_record(paths: UnitPaths) -> ReplacementRecord:
 
 
 def evaluator_failure(paths: UnitPaths) -> str:
-    """Why the evaluator (not the model) failed on this unit's result.json; '' when it did not.
+    """Why the evaluator (not the model) failed on this unit; '' when it did not.
 
-    The same rule as the leaderboard's `evaluation_failed`: an evaluator error (its own or a gate
-    probe's), or a check not executed on a submission that installed and built.
+    The leaderboard's `evaluation_failed` rule: no usable result.json (missing, or unreadable:
+    reported, never raised) or the result's own `evaluation_failures` (an evaluator error, a gate
+    probe's failure, a check not executed on a submission that installed and built).
     """
     if not paths.result.exists():
-        return ""
-    result = read_record(paths.result, EvaluationResult)
-    if result.evaluator_error:
-        return f"evaluator error: {result.evaluator_error}"
-    probe_errors = [g.id for g in result.gates if g.status == "evaluator_error"]
-    if probe_errors:
-        return f"gate probe evaluator error: {', '.join(probe_errors)}"
-    not_run = [c.id for c in result.checks if not c.executed]
-    if result.install_ok and result.build_ok and not_run:
-        return f"checks not executed: {', '.join(not_run)}"
-    return ""
+        return "evaluation/result.json missing"
+    try:
+        result = read_record(paths.result, EvaluationResult)
+    except RecordError as exc:
+        return f"evaluation/result.json unreadable: {exc}"
+    return "; ".join(result.evaluation_failures)
+
+
+def missing_evidence(paths: UnitPaths, session: SessionRecord) -> list[str]:
+    """events.jsonl and each required file the session recorded at its end, missing now (the
+    leaderboard lists such a unit as invalid, evidence missing)."""
+    recorded = set(session.evidence_files)
+    required = [paths.events, *(p for p in paths.required_evidence if p.name in recorded)]
+    return [p.name for p in dict.fromkeys(required) if not p.exists()]
+
+
+def _session(paths: UnitPaths) -> SessionRecord:
+    if not paths.session.exists():
+        raise ReplacementRefused(
+            f"{paths.session} missing: only a recorded unit can be replaced (the leaderboard "
+            "lists it as invalid, evidence missing)"
+        )
+    try:
+        return read_record(paths.session, SessionRecord)
+    except RecordError as exc:
+        raise ReplacementRefused(
+            f"{exc}: an unreadable session record is missing evidence (invalid), not a "
+            "failure a replacement may cover"
+        ) from exc
 
 
 def create_replacement(
     round_id: str, unit: str, reason: str, *, evidence_dir: Path = EVIDENCE_DIR
 ) -> ReplacementRecord:
-    """Create the replacement of `unit` (e.g. `claude-opus-r1` -> `claude-opus-r1-x1`)."""
+    """Create the replacement of `unit` (e.g. `claude-opus-r1` -> `claude-opus-r1-x1`).
+
+    The order of the leaderboard's statuses: a provider outage or harness failure is
+    replaceable; an invalid run (changed inputs, identity, retries, evidence missing) is not; a
+    valid run whose evaluation failed is; anything else is the model's own, scored.
+    """
     if not reason.strip():
         raise ReplacementRefused("a replacement needs a written reason")
     if "-x" in unit.rsplit("-r", 1)[-1]:
         raise ReplacementRefused(f"{unit} is itself a replacement: one replacement per unit")
     rpaths = round_paths(round_id, evidence_dir)
     failed = rpaths.unit(unit)
-    if not failed.session.exists():
-        raise ReplacementRefused(f"{failed.session} missing: only a recorded unit can be replaced")
-    session = read_record(failed.session, SessionRecord)
+    session = _session(failed)
     failure_class: ReplacedClass = session.failure_class
-    evaluator = "" if failure_class in REPLACEABLE else evaluator_failure(failed)
     hashes = (session.prompt_sha256, session.starter_tree_sha256)
     frozen = (session.frozen_prompt_sha256, session.frozen_starter_tree_sha256)
     if None not in hashes and hashes != frozen:  # both measured (a session could have started)
@@ -86,6 +109,18 @@ def create_replacement(
             "refused to start it). That is our error, not a failure a replacement may cover: "
             "restore the frozen inputs or create a new round"
         )
+    evaluator = ""
+    if failure_class not in REPLACEABLE:
+        why = list(session.invalid_reasons) if session.validity != "valid" else []
+        if not why and (missing := missing_evidence(failed, session)):
+            why = [f"required evidence missing: {', '.join(missing)}"]
+        if why:
+            raise ReplacementRefused(
+                f"{unit} is invalid ({'; '.join(why) or 'session marked invalid'}): only provider "
+                "outages, harness failures and evaluator failures get a replacement (model "
+                "failures are scored; invalid runs are listed with their reasons)"
+            )
+        evaluator = evaluator_failure(failed)
     if failure_class not in REPLACEABLE and not evaluator:
         raise ReplacementRefused(
             f"{unit} failed as {failure_class!r}: only provider outages, harness failures and "

@@ -38,6 +38,7 @@ from records.layout import RoundPaths
 from records.rubric import ADVANCE_MARGIN, ADVANCE_TOP, DIMENSION_IDS
 from records.rubric import TIE_RULE as UNIT_TIE_RULE
 from scoring.advancement import Entry, rank
+from scoring.evidence import pending_replacements
 
 SCORED = ("ranked", "gate_failed")
 REPLACEMENT = re.compile(r"^(?P<unit>.+-r\d+)-x(?P<number>\d+)$")
@@ -159,15 +160,6 @@ def model_row(
     )
 
 
-def pending_replacements(paths: RoundPaths) -> set[str]:
-    """Replacement units created (replacement.json) but not run yet (no session.json)."""
-    return {
-        p.parent.name
-        for p in paths.units_dir.glob("*/replacement.json")
-        if not (p.parent / "session.json").exists()
-    }
-
-
 def aggregate(
     board: Leaderboard, repetitions: int, source_sha256: str, pending: set[str] | None = None
 ) -> ModelLeaderboard:
@@ -230,4 +222,4 @@ def aggregate_round(paths: RoundPaths, repetitions: int) -> ModelLeaderboard:
     if not path.exists():
         raise RecordError(f"{path} missing: score the round before aggregating it by model")
     board = read_record(path, Leaderboard)
-    return aggregate(board, repetitions, file_sha256(path), pending_replacements(paths))
+    return aggregate(board, repetitions, file_sha256(path), set(pending_replacements(paths)))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
+from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort, load_round
 from records.io import RecordError, read_record
@@ -40,34 +42,96 @@ def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContex
     )
 
 
+REPLACEMENT_UNIT = re.compile(r"^(?P<replaced>.+-r\d+)-x(?P<number>\d+)$")
+
+
 def unit_ids(paths: RoundPaths) -> list[str]:
-    """Units with a session record, sorted by name (never run order)."""
-    return sorted(p.parent.name for p in paths.units_dir.glob("*/session.json"))
+    """Units with a readable session record, sorted by name (never run order)."""
+    return sorted(
+        p.parent.name for p in paths.units_dir.glob("*/session.json") if _readable_session(p)
+    )
+
+
+def _readable_session(path: Path) -> bool:
+    try:
+        read_record(path, SessionRecord)
+    except RecordError:
+        return False
+    return True
+
+
+def pending_replacements(paths: RoundPaths) -> list[str]:
+    """Replacement units created (replacement.json) but not run yet (no session.json)."""
+    return sorted(
+        p.parent.name
+        for p in paths.units_dir.glob("*/replacement.json")
+        if not (p.parent / "session.json").exists()
+    )
+
+
+def all_unit_ids(paths: RoundPaths) -> list[str]:
+    """Every unit of the round, sorted by name: each unit folder (a pending replacement's
+    excepted) and each unit of the frozen order, whatever its evidence, so none can vanish."""
+    pending = set(pending_replacements(paths))
+    found = {p.name for p in paths.units_dir.glob("*") if p.is_dir() and p.name not in pending}
+    if paths.order.exists():
+        found.update(read_record(paths.order, OrderRecord).order)
+    return sorted(found)
+
+
+def superseding(paths: RoundPaths) -> dict[str, str]:
+    """Replaced unit -> the documented replacement that holds its place (run or pending).
+
+    A replacement unit is the folder `<unit>-x<k>` holding replacement.json (the harness's
+    naming); the highest k stands when there were several.
+    """
+    found: dict[str, tuple[int, str]] = {}
+    for record in paths.units_dir.glob("*/replacement.json"):
+        match = REPLACEMENT_UNIT.match(record.parent.name)
+        if match is None:
+            continue
+        number = int(match["number"])
+        if number > found.get(match["replaced"], (0, ""))[0]:
+            found[match["replaced"]] = (number, record.parent.name)
+    return {unit: name for unit, (_, name) in found.items()}
 
 
 @dataclass(frozen=True)
 class UnitEvidence:
     unit: str
     paths: UnitPaths
-    session: SessionRecord
+    session: SessionRecord | None
     result: EvaluationResult | None
     result_error: str | None = None
     trace: AgentTrace | None = None
+    session_error: str | None = None
+    superseded_by: str | None = None
 
     @property
     def reviewable(self) -> bool:
-        """Gets a blind packet: a valid model run the evaluator measured."""
+        """Gets a blind packet: a valid model run the evaluator measured, not superseded."""
         return (
-            self.session.validity == "valid"
+            self.session is not None
+            and self.session.validity == "valid"
             and self.session.failure_class in ("none", "model")
             and self.result is not None
+            and self.superseded_by is None
         )
 
 
 def load_unit(paths: RoundPaths, unit: str) -> UnitEvidence:
-    """session.json must be valid; a missing or broken result.json is recorded, not raised."""
+    """A missing or unreadable session.json or result.json is recorded, not raised; so is the
+    documented replacement that supersedes the unit."""
     unit_paths = paths.unit(unit)
-    session = read_record(unit_paths.session, SessionRecord)
+    session: SessionRecord | None = None
+    session_error: str | None = None
+    if not unit_paths.session.exists():
+        session_error = "missing"
+    else:
+        try:
+            session = read_record(unit_paths.session, SessionRecord)
+        except RecordError as exc:
+            session_error = f"unreadable ({exc})"
     result: EvaluationResult | None = None
     error: str | None = None
     if unit_paths.result.exists():
@@ -83,8 +147,15 @@ def load_unit(paths: RoundPaths, unit: str) -> UnitEvidence:
         session=session,
         result=result,
         result_error=error,
-        trace=load_trace(paths, unit_paths),
+        trace=load_trace(paths, unit_paths) if session is not None else None,
+        session_error=session_error,
+        superseded_by=superseding(paths).get(unit),
     )
+
+
+def load_units(paths: RoundPaths) -> list[UnitEvidence]:
+    """Every unit of the round (`all_unit_ids`), none dropped for missing evidence."""
+    return [load_unit(paths, u) for u in all_unit_ids(paths)]
 
 
 def load_trace(paths: RoundPaths, unit: UnitPaths) -> AgentTrace | None:

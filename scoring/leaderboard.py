@@ -1,24 +1,34 @@
 """`evidence/<round>/leaderboard.json`: every unit's status, score breakdown and advancement.
 
 Statuses, decided in this order:
+- `superseded`: a documented replacement holds this unit's place (run or pending); the row is
+  kept with `superseded_by` and the status its own evidence gives (`own_status`), never scored,
+  ranked or advanced, so one model holds one place;
+- `invalid` (evidence missing): the session record is missing or unreadable; listed with the
+  file named (`evidence_missing`), never dropped;
 - `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
-- `invalid`: the session is invalid (reasons shown) or its events.jsonl is missing; never ranked;
-- `evaluation_failed`: no usable result.json, an evaluator error, or a check not executed on a
-  submission that installed and built (evaluator/browser failure); listed apart, never scored
-  as a model failure. A failed install or build is the model's own: `gate_failed`;
+- `invalid`: the session is invalid (reasons shown), or its events.jsonl or another required
+  file the session recorded at its end is missing now (`evidence_missing`); never ranked;
+- `evaluation_failed`: no usable result.json (missing or unreadable), or the result's
+  `evaluation_failures` (an evaluator error, a gate probe's own failure, a check not executed on
+  a submission that installed and built); listed apart, never scored as a model failure. A
+  failed install or build is the model's own: `gate_failed`;
 - `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
 - `ranked`: scored and gate-eligible.
 Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
 them. A scored row is provisional while any manual dimension lacks its required reviews.
 
-Standing: `final` only when every gate-eligible row is final and no documented replacement is
-pending; until then no unit advances (`advanced` false, `advancing` empty) and the advancement
-the current totals would give is kept as `projected` / `advancing_projected`, with the reason.
+Standing: `final` only when every gate-eligible row is final, no documented replacement is
+pending and no unit's evaluation failed; until then no unit advances (`advanced` false,
+`advancing` empty) and the advancement the current totals would give is kept as `projected` /
+`advancing_projected`, with the reason.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
 
 from records.evidence.scoring import (
     Advancement,
@@ -35,10 +45,11 @@ from records.evidence.scoring import (
     Tie,
     UnitStatus,
 )
+from records.evidence.session import SessionRecord
 from records.io import RecordError, read_json
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
-from scoring.evidence import RoundContext, UnitEvidence
+from scoring.evidence import RoundContext, UnitEvidence, pending_replacements
 from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from scoring.verification import score_verification
@@ -50,6 +61,7 @@ STATUS_ORDER = (
     "provider_outage",
     "harness_failure",
     "invalid",
+    "superseded",
 )
 
 
@@ -73,45 +85,105 @@ STATUS_ORDER = (
 
 
 
-def _status(ctx: RoundContext, unit: UnitEvidence) -> tuple[UnitStatus, list[str], list[str]]:
-    """(status, reasons, checks not executed)."""
+@dataclass(frozen=True)
+class Verdict:
+    status: UnitStatus
+    reasons: list[str]
+    not_run: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def _missing_evidence(ctx: RoundContext, unit: UnitEvidence, s: SessionRecord) -> list[str]:
+    """events.jsonl, and each required file the session recorded at its end, missing now."""
+    recorded = set(s.evidence_files)
+    required = [unit.paths.events]
+    required += [p for p in unit.paths.required_evidence if p.name in recorded]
+    return [ctx.rel(p) for p in dict.fromkeys(required) if not p.exists()]
+
+
+def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
+    """The unit's status from its own evidence (superseding is decided by the caller)."""
     s = unit.session
+    if s is None:
+        source = ctx.rel(unit.paths.session)
+        why = unit.session_error or "missing"
+        return Verdict("invalid", [f"required evidence missing: {source} ({why})"], [], [source])
     if s.failure_class == "provider_outage":
-        return "provider_outage", [s.failure_detail or "provider outage"], []
+        return Verdict("provider_outage", [s.failure_detail or "provider outage"])
     if s.failure_class == "harness":
-        return "harness_failure", [s.failure_detail or "harness failure"], []
+        return Verdict("harness_failure", [s.failure_detail or "harness failure"])
     if s.validity != "valid":
-        return "invalid", list(s.invalid_reasons) or ["session marked invalid"], []
-    if not unit.paths.events.exists():
-        return "invalid", [f"required evidence missing: {ctx.rel(unit.paths.events)}"], []
+        return Verdict("invalid", list(s.invalid_reasons) or ["session marked invalid"])
+    missing = _missing_evidence(ctx, unit, s)
+    if missing:
+        return Verdict("invalid", [f"required evidence missing: {', '.join(missing)}"], [], missing)
     if unit.result is None:
-        return "evaluation_failed", [unit.result_error or "no evaluation result"], []
-    # A submission whose install or build failed leaves nothing to check: that is the model's
-    # failure (the install-build gate), not the evaluator's, so its unrun checks score 0.
-    submission_built = unit.result.install_ok and unit.result.build_ok
-    not_run = [c.id for c in unit.result.checks if not c.executed] if submission_built else []
-    reasons = []
-    if unit.result.evaluator_error:
-        reasons.append(f"evaluator error: {unit.result.evaluator_error}")
-    if not_run:
-        reasons.append(f"checks not executed: {', '.join(not_run)}")
-    if reasons:
-        return "evaluation_failed", reasons, not_run
+        return Verdict("evaluation_failed", [unit.result_error or "no evaluation result"])
+    failures = unit.result.evaluation_failures
+    if failures:
+        return Verdict("evaluation_failed", failures, unit.result.checks_not_executed)
     if unit.result.hard_gate_failed:
         failed = [g.id for g in unit.result.gates if g.failed]
-        return "gate_failed", [f"hard gate failed: {', '.join(failed) or 'unnamed'}"], []
-    return "ranked", [], []
+        return Verdict("gate_failed", [f"hard gate failed: {', '.join(failed) or 'unnamed'}"])
+    return Verdict("ranked", [])
+
+
+REPLACED_NAME = re.compile(r"^(?P<replaced>.+-r\d+)-x\d+$")
+
+
+def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> LeaderboardRow:
+    """The row of a unit without a readable session record: named, invalid, nothing measured."""
+    key, _, rest = unit.unit.rpartition("-r")
+    repetition = int(rest.split("-x")[0]) if rest.split("-x")[0].isdigit() else 0
+    candidate = next((c for c in ctx.cohort.candidates if c.key == key), None)
+    replaced = REPLACED_NAME.match(unit.unit)
+    return LeaderboardRow(
+        unit=unit.unit,
+        candidate_code=None,
+        model_key=key or unit.unit,
+        route=candidate.route if candidate else "",
+        display_name=candidate.display_name if candidate else (key or unit.unit),
+        repetition=repetition,
+        replacement_of=replaced["replaced"] if replaced else None,
+        status=verdict.status,
+        status_reasons=verdict.reasons,
+        evidence_missing=verdict.missing,
+        elapsed_seconds=None,
+        cost_usd=None,
+        tokens=None,
+        stop_status="not recorded",
+        exit_code=None,
+        validity="invalid",
+        invalid_reasons=verdict.reasons,
+        failure_class="none",
+        identity_verdict="not recorded",
+        advancement=Advancement(advanced=False, reason=f"not ranked: {verdict.status}"),
+    )
+
+
+def _supersede(ctx: RoundContext, row: LeaderboardRow, by: str) -> LeaderboardRow:
+    """The row of a replaced unit: kept with its own status and reasons, never scored."""
+    ran = ctx.paths.unit(by).session.exists()
+    label = f"superseded by {by}" + ("" if ran else " (documented replacement, not run yet)")
+    row.own_status, row.status, row.superseded_by = row.status, "superseded", by
+    row.status_reasons = [f"{label}: the replacement holds this model's place", *row.status_reasons]
+    row.advancement = Advancement(advanced=False, reason=f"not ranked: {label}")
+    return row
 
 
 def _row(
     ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review]
 ) -> tuple[LeaderboardRow, Entry | None]:
+    verdict = _status(ctx, unit)
     s = unit.session
+    if s is None:
+        row = _unrecorded_row(ctx, unit, verdict)
+        return (_supersede(ctx, row, unit.superseded_by) if unit.superseded_by else row), None
     try:
         candidate = ctx.cohort.by_key(s.model_key)
     except KeyError as exc:
         raise RecordError(f"{unit.paths.session}: field model_key: {exc.args[0]}") from exc
-    status, reasons, not_run = _status(ctx, unit)
+    status, reasons, not_run = verdict.status, verdict.reasons, verdict.not_run
     session_src = ctx.rel(unit.paths.session)
     row = LeaderboardRow(
         unit=unit.unit,
@@ -123,6 +195,7 @@ def _row(
         replacement_of=s.replacement_of,
         status=status,
         status_reasons=reasons,
+        evidence_missing=verdict.missing,
         checks_not_executed=not_run,
         elapsed_seconds=s.elapsed_seconds,
         cost_usd=s.cost_usd,
@@ -153,6 +226,8 @@ def _row(
             ),
         ],
     )
+    if unit.superseded_by:
+        return _supersede(ctx, row, unit.superseded_by), None
     if status not in ("ranked", "gate_failed") or unit.result is None or code is None:
         return row, None
     result = unit.result
@@ -247,11 +322,8 @@ def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, s
     """(standing, reason, provisional eligible codes): final only when nothing can still move."""
     eligible = [r for r in rows if r.eligible]
     waiting = [r.candidate_code or r.unit for r in eligible if r.provisional]
-    pending = sorted(
-        p.parent.name
-        for p in ctx.paths.units_dir.glob("*/replacement.json")
-        if not (p.parent / "session.json").exists()
-    )
+    pending = pending_replacements(ctx.paths)
+    failed = sorted(r.unit for r in rows if r.status == "evaluation_failed")
     reasons = []
     if waiting:
         reasons.append(
@@ -262,6 +334,11 @@ def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, s
         reasons.append(
             f"{len(pending)} documented replacement unit{'s' if len(pending) != 1 else ''} "
             "not run yet"
+        )
+    if failed:
+        reasons.append(
+            f"evaluation failed for {len(failed)} unit{'s' if len(failed) != 1 else ''} "
+            f"({', '.join(failed)}): re-evaluate or replace"
         )
     if reasons:
         return "provisional", "; ".join(reasons), waiting

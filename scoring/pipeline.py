@@ -8,7 +8,7 @@ from records.evidence.scoring import Leaderboard
 from records.io import write_record
 from scoring.aggregate import aggregate_round
 from scoring.codes import assign_codes
-from scoring.evidence import RoundContext, load_context, load_unit, unit_ids
+from scoring.evidence import RoundContext, load_context, load_units
 from scoring.leaderboard import build_leaderboard
 from scoring.packets import build_round_packets
 from scoring.receipts import receive_reviews
@@ -22,8 +22,9 @@ def build_packets(round_id: str, evidence_dir: Path | None = None) -> list[Path]
 
 
 def score_context(ctx: RoundContext) -> Leaderboard:
-    """Score the round in `ctx` and write its leaderboard.json."""
-    units = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
+    """Score the round in `ctx` and write its leaderboard.json: every unit, whatever its
+    evidence (a missing session record is a row, not a gap)."""
+    units = load_units(ctx.paths)
     codes = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units if u.reviewable])
     reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
     board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)

@@ -126,6 +126,29 @@ def _false_progress(ev: Evidence) -> set[str]:
     return _keys(rows)
 
 
+def _own(ev: Evidence, status: str) -> list[dict[str, Any]]:
+    """Rows whose own evidence gives `status`, a superseded unit's included (its own status)."""
+    return [
+        r
+        for r in ev.board.get("units", [])
+        if r["status"] == status or (r["status"] == "superseded" and r.get("own_status") == status)
+    ]
+
+
+def _superseded(ev: Evidence) -> set[str]:
+    """A replaced unit kept as superseded by its replacement, which holds the only place."""
+    rows = {r["unit"]: r for r in ev.board.get("units", [])}
+    return _keys(
+        [
+            r
+            for r in rows.values()
+            if r["status"] == "superseded"
+            and r["rank"] is None
+            and rows.get(r["superseded_by"], {}).get("replacement_of") == r["unit"]
+        ]
+    )
+
+
 def _replacement(ev: Evidence) -> set[str]:
     replaced = {r["replaced_unit"] for r in ev.replacements.values()}
     return _keys([r for r in ev.board.get("units", []) if r.get("replacement_of") in replaced])
@@ -185,9 +208,10 @@ FINDERS: dict[str, Finder] = {
     "invalid-identity": lambda ev: _keys(
         [r for r in ev.rows(status="invalid") if r["identity_verdict"] == "contradicts"]
     ),
-    "provider-outage": lambda ev: _keys(ev.rows(status="provider_outage")),
+    "provider-outage": lambda ev: _keys(_own(ev, "provider_outage")),
     "harness-failure": lambda ev: _keys(ev.rows(status="harness_failure")),
     "documented-replacement": _replacement,
+    "superseded-unit": _superseded,
     "preflight-two-of-three": lambda ev: {
         key
         for key, p in ev.preflight.items()

@@ -5,10 +5,13 @@ from __future__ import annotations
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scoring_support import result
 
 import dodo
+from records.io import write_record
 from records.layout import UnitPaths, round_paths
 
 
@@ -62,8 +65,7 @@ def test_an_evaluation_is_current_only_for_the_inputs_it_saved(
 
     def fake_stage(target: str, *args: str) -> bool:
         ran.append((target, *args))
-        unit_paths.result.parent.mkdir(parents=True, exist_ok=True)
-        unit_paths.result.write_text("{}\n")
+        write_record(unit_paths.result, result())  # what the evaluator writes
         return True
 
     monkeypatch.setattr(dodo, "stage", fake_stage)
@@ -74,6 +76,29 @@ def test_an_evaluation_is_current_only_for_the_inputs_it_saved(
     assert current(None, values) is False
     unit_paths.archive.write_bytes(b"tree")
     unit_paths.result.unlink()
+    assert current(None, values) is False
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [lambda path: path.write_text(path.read_text()[:-40]),  # truncated: not JSON
+     lambda path: path.write_text('{"app_dir": "/app"}'),  # JSON, not a result
+     lambda path: write_record(path, result(failed=("axe",)))],  # another, valid result
+)  # fmt: skip
+def test_a_damaged_or_swapped_result_is_evaluated_again(
+    unit_paths: UnitPaths, monkeypatch: pytest.MonkeyPatch, damage: Any
+) -> None:
+    """An evaluation is current only while its own result.json parses and is the file it
+    wrote, for the same inputs; doit then re-evaluates instead of trusting the file."""
+    unit_paths.archive.write_bytes(b"tree")
+    monkeypatch.setattr(
+        dodo, "stage", lambda *a: bool(write_record(unit_paths.result, result())) or True
+    )
+    values = dodo.evaluate_stage("idle-r1")
+    assert isinstance(values, dict)
+    current = dodo.evaluation_current("idle-r1")
+    assert current(None, values) is True
+    damage(unit_paths.result)
     assert current(None, values) is False
 
 

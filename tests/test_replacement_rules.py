@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scoring_support import CHECKS, result, session
+from scoring_support import CHECKS, result, session, write_events
 
 from harness.invalidation import INPUTS_CHANGED, UnitFacts, assess, check_identity
 from harness.replacement import ReplacementRefused, create_replacement
@@ -32,6 +32,7 @@ def record_unit(evidence: Path, key: str, evaluation: Any = None, **overrides: A
     paths = round_paths(ROUND, evidence).unit(f"{key}-r1")
     paths.root.mkdir(parents=True)
     write_record(paths.session, session(key, **{**FROZEN, **SAME, **overrides}))
+    write_events(paths.events, [("npm run build", 0)])
     if evaluation is not None:
         paths.result.parent.mkdir(parents=True, exist_ok=True)
         write_record(paths.result, evaluation)
@@ -153,3 +154,56 @@ def test_if_absent_makes_the_command_safe_to_repeat(tmp_path: Path) -> None:
         ReplacementRecord,
     )
     assert record.reason == "demo reason"  # unchanged by the repeat
+
+
+@pytest.mark.parametrize(
+    ("result_text", "detail"),
+    [(None, "evaluation/result.json missing"),
+     ('{"app_dir": "/app", ', "evaluation/result.json unreadable"),
+     ('{"app_dir": "/app"}', "evaluation/result.json unreadable")],
+)  # fmt: skip
+def test_a_missing_or_unreadable_result_is_an_evaluator_failure_and_replaceable(
+    tmp_path: Path, result_text: str | None, detail: str
+) -> None:
+    """The leaderboard lists such a unit as evaluation failed: the command agrees, and a parse
+    error is reported in the record, never a refusal."""
+    unit = record_unit(tmp_path, "strong-builder")
+    if result_text is not None:
+        result_path = round_paths(ROUND, tmp_path).unit(unit).result
+        result_path.parent.mkdir(parents=True)
+        result_path.write_text(result_text)
+    proc = replace(tmp_path, unit)
+    assert proc.returncode == 0, proc.stderr
+    target = round_paths(ROUND, tmp_path).unit(f"{unit}-x1").replacement
+    record = read_record(target, ReplacementRecord)
+    assert record.failure_class == "evaluator" and f"[{detail}" in record.reason
+
+
+@pytest.mark.parametrize(
+    ("overrides", "lose", "why"),
+    [({"validity": "invalid", "invalid_reasons": ["identity contradicts the freeze: x"]}, None,
+      "identity contradicts the freeze"),
+     ({}, "events", "required evidence missing: events.jsonl"),
+     ({"evidence_files": ["events.jsonl", "worktree.tar.gz"]}, None,
+      "required evidence missing: worktree.tar.gz")],
+)  # fmt: skip
+def test_an_invalid_run_is_refused_even_when_its_evaluation_failed(
+    tmp_path: Path, overrides: dict[str, Any], lose: str | None, why: str
+) -> None:
+    """The leaderboard lists these as invalid before it looks at the evaluation."""
+    unit = record_unit(tmp_path, "strong-builder", result(evaluator_error="Chromium died"),
+                       **overrides)  # fmt: skip
+    if lose is not None:
+        getattr(round_paths(ROUND, tmp_path).unit(unit), lose).unlink()
+    proc = replace(tmp_path, unit)
+    assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+    assert not round_paths(ROUND, tmp_path).unit(f"{unit}-x1").root.exists()
+
+
+def test_an_unreadable_session_record_is_refused_with_its_file_named(tmp_path: Path) -> None:
+    unit = record_unit(tmp_path, "provider-outage", failure_class="provider_outage")
+    session_path = round_paths(ROUND, tmp_path).unit(unit).session
+    session_path.write_text("{")
+    proc = replace(tmp_path, unit)
+    assert proc.returncode == 2 and str(session_path) in proc.stderr
+    assert "Traceback" not in proc.stderr

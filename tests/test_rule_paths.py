@@ -100,6 +100,7 @@ def test_finders_find_their_paths_in_scored_evidence(tmp_path: Path) -> None:
     assert found["false-progress-claim"] == {"progress-liar"}
     assert found["harness-failure"] == {"auth-lost"}
     assert found["provider-outage"] == found["documented-replacement"] == {"provider-outage"}
+    assert found["superseded-unit"] == {"provider-outage"}  # the original, kept and labelled
     assert found["review-third-reviewer"] == {"strong-builder"}
     assert found["review-average-of-two"] == {"progress-liar", "wide-footer", "step-burner"}
     assert "strong-builder" in found["final-standing"]

@@ -139,14 +139,18 @@ def test_round_statuses_totals_and_traces(tmp_path: Path) -> None:
         assert rows[unit].total is None and rows[unit].rank is None and not rows[unit].eligible
 
     assert [r.unit for r in board.units][:2] == ["strong-builder-r1", "step-burner-r1"]
-    # step-burner has no reviews: the standing is provisional and nothing is announced yet
+    # step-burner has no reviews and big-spender's evaluation failed: the standing is
+    # provisional and nothing is announced yet
     assert board.provisional and board.standing == "provisional"
-    assert board.standing_reason == "reviews missing for 1 of 2 gate-eligible units"
+    assert board.standing_reason == (
+        "reviews missing for 1 of 2 gate-eligible units; "
+        "evaluation failed for 1 unit (big-spender-r1): re-evaluate or replace"
+    )
     assert board.provisional_codes == [burner.candidate_code]
     assert board.advancing == [] and not top.advancement.advanced
     assert board.advancing_projected == [top.candidate_code, burner.candidate_code]
     assert top.advancement.projected and top.advancement.reason.startswith(
-        "projected (reviews missing for 1 of 2 gate-eligible units): top 5"
+        "projected (reviews missing for 1 of 2 gate-eligible units; evaluation failed"
     )
     assert [(n.model_key, n.reason_class) for n in board.not_testable] == [
         ("flaky-adapter", "adapter_unstable")
@@ -254,3 +258,190 @@ def test_not_testable_rows_carry_the_probe_fraction(tmp_path: Path) -> None:
         n.model_key: (n.probes_passed, n.probes_required) for n in score_context(ctx).not_testable
     }
     assert rows == {"flaky-adapter": (2, 3), "missing-route": (None, 3), "no-tool-choice": (0, 3)}
+
+
+def reviewed(ctx: RoundContext, units: list[str]) -> list[str]:
+    """Packets, then two complete reviews of every listed unit's code; returns the codes."""
+    build_round_packets(ctx)
+    unseal(ctx.paths, "test", "this test reads codes on the board", "test")
+    codes = load_codes(ctx.paths)
+    assert codes is not None
+    listed = [codes.code_of(u) for u in units]
+    ctx.paths.reviews_dir.mkdir(exist_ok=True)
+    for reviewer in ("alice", "bob"):
+        (ctx.paths.reviews_dir / f"{reviewer}.csv").write_text(
+            "code,visual,code_quality,notes\n" + "".join(f"{c},15,7,\n" for c in listed)
+        )
+    return listed
+
+
+OTHERS = (  # five other models below strong-builder: 3, 5, 6, 8 and 14 points lower
+    ("partial-builder", ("axe",)),
+    ("progress-liar", ("url-state",)),
+    ("signer", ("filter-journey",)),
+    ("wide-footer", ("url-state", "axe")),
+    ("one-pass", ("filter-journey", "url-state", "axe")),
+)
+
+
+def test_a_replaced_unit_is_superseded_one_model_holds_one_place(tmp_path: Path) -> None:
+    """Evaluator failure, documented replacement, then a fixed evaluator re-evaluates the
+    original: only the replacement ranks; the original is kept, labelled superseded."""
+    from harness.replacement import create_replacement
+    from records.io import write_record
+
+    ctx = make_round(tmp_path)
+    original = make_unit(ctx, "strong-builder", evaluation=result(evaluator_error="Chromium died"))
+    for key, failed in OTHERS:
+        make_unit(ctx, key, evaluation=result(failed=failed))
+    record = create_replacement("test", original, "evaluator crashed", evidence_dir=tmp_path)
+    assert record.replacement_unit == "strong-builder-r1-x1"
+    make_unit(
+        ctx,
+        "strong-builder",
+        session("strong-builder", unit="strong-builder-r1-x1", replacement_of=original),
+        result(),
+    )
+    write_record(ctx.paths.unit(original).result, result())  # the fixed evaluator's result
+    units = ["strong-builder-r1-x1", *(f"{k}-r1" for k, _ in OTHERS)]
+    reviewed(ctx, units)
+    board = score_context(ctx)
+    rows = {r.unit: r for r in board.units}
+
+    old = rows[original]
+    assert (old.status, old.own_status, old.superseded_by) == (
+        "superseded", "ranked", "strong-builder-r1-x1"
+    )  # fmt: skip
+    assert old.rank is None and old.total is None and not old.eligible
+    assert not old.advancement.advanced and not old.advancement.projected
+    assert old.status_reasons[0].startswith("superseded by strong-builder-r1-x1")
+    new = rows["strong-builder-r1-x1"]
+    assert (new.status, new.rank, new.replacement_of) == ("ranked", 1, original)
+    ranked = [r for r in board.units if r.rank is not None]
+    assert len({r.model_key for r in ranked}) == len(ranked) == 6  # one place per model
+    assert [r.rank for r in ranked] == [1, 2, 3, 4, 5, 6]
+    assert board.standing == "final" and len(board.advancing) == 5  # one-pass is 6 behind
+    assert old.candidate_code not in board.advancing_projected
+    assert [r.unit for r in board.units][-1] == original  # listed last, kept
+
+
+def test_a_pending_replacement_already_supersedes_its_unit(tmp_path: Path) -> None:
+    from harness.replacement import create_replacement
+
+    ctx = make_round(tmp_path)
+    outage = make_unit(
+        ctx,
+        "provider-outage",
+        session("provider-outage", failure_class="provider_outage", validity="invalid"),
+    )
+    make_unit(ctx, "strong-builder", evaluation=result())
+    create_replacement("test", outage, "HTTP 503", evidence_dir=tmp_path)
+    board = score_context(ctx)
+    row = next(r for r in board.units if r.unit == outage)
+    assert (row.status, row.own_status) == ("superseded", "provider_outage")
+    assert row.status_reasons[0].startswith(
+        "superseded by provider-outage-r1-x1 (documented replacement, not run yet)"
+    )
+    assert board.standing == "provisional"
+    assert "1 documented replacement unit not run yet" in board.standing_reason
+
+
+def test_missing_or_unreadable_evidence_stays_on_the_board(tmp_path: Path) -> None:
+    """A unit whose session.json is missing or corrupt, or whose recorded archive is gone, is
+    listed as invalid with the file named; the other units' advancement does not move."""
+    ctx = make_round(tmp_path)
+    for key, failed in OTHERS:
+        make_unit(ctx, key, evaluation=result(failed=failed))
+    gone = make_unit(ctx, "strong-builder", evaluation=result())
+    corrupt = make_unit(ctx, "step-burner", evaluation=result())
+    recorded = session("big-spender", evidence_files=["events.jsonl", "worktree.tar.gz"])
+    archive_lost = make_unit(ctx, "big-spender", recorded, result())
+    ctx.paths.unit(gone).session.unlink()
+    ctx.paths.unit(corrupt).session.write_text('{"unit": "step-burner-r1", ')
+    board = score_context(ctx)
+    rows = {r.unit: r for r in board.units}
+    assert set(rows) >= {gone, corrupt, archive_lost}
+    for unit, file in (
+        (gone, f"units/{gone}/session.json"),
+        (corrupt, f"units/{corrupt}/session.json"),
+        (archive_lost, f"units/{archive_lost}/worktree.tar.gz"),
+    ):
+        row = rows[unit]
+        assert row.status == "invalid" and row.evidence_missing == [file], row
+        assert row.rank is None and row.total is None
+        assert row.status_reasons[0].startswith(f"required evidence missing: {file}")
+    assert rows[gone].status_reasons == [f"required evidence missing: units/{gone}/session.json "
+                                         "(missing)"]  # fmt: skip
+    assert "not valid JSON" in rows[corrupt].status_reasons[0]
+    assert (rows[gone].model_key, rows[gone].display_name) == (
+        "strong-builder",
+        "Northwind Builder 1",
+    )
+    assert rows[gone].elapsed_seconds is None and rows[gone].tokens is None
+    assert read_record(ctx.paths.leaderboard, Leaderboard) == board
+
+
+def test_a_unit_in_the_frozen_order_without_a_folder_is_listed(tmp_path: Path) -> None:
+    from records.evidence.round import OrderRecord
+    from records.io import write_record
+
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    write_record(
+        ctx.paths.order,
+        OrderRecord(
+            round_id="test", seed=7, drawn_at="2026-11-30T00:00:00Z",
+            qualified=["strong-builder", "signer"], not_testable=[],
+            order=["signer-r1", "strong-builder-r1"],
+        ),
+    )  # fmt: skip
+    row = next(r for r in score_context(ctx).units if r.unit == "signer-r1")
+    assert row.status == "invalid" and row.evidence_missing == ["units/signer-r1/session.json"]
+
+
+def test_the_standing_is_provisional_while_an_evaluation_failed(tmp_path: Path) -> None:
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    make_unit(ctx, "signer", evaluation=result(evaluator_error="browser phase crashed"))
+    make_unit(ctx, "progress-liar")  # a valid run with no result.json
+    reviewed(ctx, ["strong-builder-r1"])
+    board = score_context(ctx)
+    rows = {r.unit: r for r in board.units}
+    assert rows["progress-liar-r1"].status == "evaluation_failed"
+    assert rows["progress-liar-r1"].status_reasons == ["evaluation/result.json missing"]
+    assert (board.standing, board.advancing) == ("provisional", [])
+    assert board.standing_reason == (
+        "evaluation failed for 2 units (progress-liar-r1, signer-r1): re-evaluate or replace"
+    )
+    write_record_ = __import__("records.io", fromlist=["write_record"]).write_record
+    for unit in ("signer-r1", "progress-liar-r1"):  # re-evaluated by a fixed evaluator
+        write_record_(ctx.paths.unit(unit).result, result(failed=("axe",), gates=("axe-serious",)))
+    board = score_context(ctx)
+    assert board.standing == "final"
+
+
+def test_a_gate_probe_failure_is_an_evaluation_failure_not_a_pass(tmp_path: Path) -> None:
+    """The leaderboard and the replacement command use one rule: a gate whose probe itself
+    failed was not measured, so the unit is not ranked on it."""
+    ctx = make_round(tmp_path)
+    data = result().model_dump(mode="json")
+    data["gates"][1] = {"id": "root-page", "failed": False, "status": "evaluator_error",
+                        "reason": "the probe crashed"}  # fmt: skip
+    from records.evidence.evaluation import EvaluationResult
+
+    make_unit(ctx, "signer", evaluation=EvaluationResult.model_validate(data))
+    row = score_context(ctx).units[0]
+    assert row.status == "evaluation_failed" and row.rank is None
+    assert row.status_reasons == ["gate probe evaluator error: root-page"]
+
+
+def test_older_leaderboards_still_load(tmp_path: Path) -> None:
+    ctx = make_round(tmp_path)
+    make_unit(ctx, "strong-builder", evaluation=result())
+    data = json.loads(score_context(ctx).model_dump_json())
+    assert data["schema_version"] == 3
+    data["schema_version"] = 2
+    for row in data["units"]:
+        for name in ("superseded_by", "own_status", "evidence_missing"):
+            del row[name]
+    assert Leaderboard.model_validate(data).units[0].status == "ranked"

@@ -216,6 +216,33 @@ class EvaluationResult(Root):
     def failed_checks(self) -> list[str]:
         return [c.id for c in self.checks if not c.passed]
 
+    @property
+    def evaluation_failures(self) -> list[str]:
+        """Why this is not a valid measurement (empty when it is): the evaluator's error, a gate
+        probe's own failure, or a check not executed on a submission that installed and built.
+
+        The one rule of "evaluation failed" (the leaderboard's status, the replacement command's
+        evaluator failure). A failed install or build leaves nothing to check: that is the
+        model's own failure (the install-build gate), not the evaluator's.
+        """
+        reasons = []
+        if self.evaluator_error:
+            reasons.append(f"evaluator error: {self.evaluator_error}")
+        probes = [g.id for g in self.gates if g.status == "evaluator_error"]
+        if probes and not self.evaluator_error:
+            reasons.append(f"gate probe evaluator error: {', '.join(probes)}")
+        not_run = self.checks_not_executed
+        if not_run:
+            reasons.append(f"checks not executed: {', '.join(not_run)}")
+        return reasons
+
+    @property
+    def checks_not_executed(self) -> list[str]:
+        """Checks the evaluator did not run on a submission that installed and built."""
+        if not (self.install_ok and self.build_ok):
+            return []
+        return [c.id for c in self.checks if not c.executed]
+
 
 class Calibration(Root):
     """`evidence/<round>/calibration.json`: the starter's evaluation against its expectation."""

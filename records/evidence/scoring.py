@@ -19,7 +19,13 @@ from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
 
 UnitStatus = Literal[
-    "ranked", "gate_failed", "evaluation_failed", "provider_outage", "harness_failure", "invalid"
+    "ranked",
+    "gate_failed",
+    "evaluation_failed",
+    "provider_outage",
+    "harness_failure",
+    "invalid",
+    "superseded",
 ]
 ReviewStatus = Literal["complete", "no_reviews", "awaiting_second_review", "awaiting_third_review"]
 
@@ -159,9 +165,24 @@ class LeaderboardRow(Record):
     route: str
     display_name: str
     repetition: int
-    replacement_of: str | None = None
+    replacement_of: str | None = Field(
+        default=None, description="the unit this documented replacement stands for"
+    )
+    superseded_by: str | None = Field(
+        default=None,
+        description="status superseded: the documented replacement that holds this unit's "
+        "place (its record is kept, never scored, ranked or advanced)",
+    )
+    own_status: UnitStatus | None = Field(
+        default=None, description="status superseded: the status this unit's own evidence gives"
+    )
     status: UnitStatus
     status_reasons: list[str] = Field(default_factory=list)
+    evidence_missing: list[str] = Field(
+        default_factory=list,
+        description="required evidence files missing or unreadable (status invalid), relative to "
+        "the round folder",
+    )
     breakdown: Breakdown | None = None
     automated_score: float | None = None
     raw_total: float | None = None
@@ -175,9 +196,9 @@ class LeaderboardRow(Record):
     checks_not_executed: list[str] = Field(default_factory=list)
     rank: int | None = None
     advancement: Advancement
-    elapsed_seconds: float
+    elapsed_seconds: float | None = Field(description="None: no readable session record")
     cost_usd: float | None
-    tokens: Tokens
+    tokens: Tokens | None = Field(description="None: no readable session record")
     stop_status: str
     exit_code: int | None
     validity: str
@@ -229,9 +250,16 @@ class Leaderboard(Root):
     every gate-eligible unit is final (all reviews in, no documented replacement pending);
     `advancing` (final) stays empty until then, `advancing_projected` is what the current totals
     say. Schema 1 files load with `standing` provisional and an empty projected list.
+
+    Schema 3: one place per model and nothing dropped. A unit with a documented replacement has
+    status `superseded` (`superseded_by`, its `own_status`; never scored, ranked or advanced);
+    a unit whose session record or other required evidence is missing or unreadable is `invalid`
+    with the files in `evidence_missing` (its `elapsed_seconds` and `tokens` may then be None);
+    the standing stays provisional while any unit is `evaluation_failed`. Schema 1 and 2 files
+    load unchanged (no superseded rows, nothing missing named).
     """
 
-    schema_version: int = 2
+    schema_version: int = 3
     round_id: str
     provisional: bool = Field(description="any scored row (ranked or gate-failed) is provisional")
     standing: Standing = "provisional"

@@ -2,13 +2,15 @@
 
 A unit is invalid (not scored, reasons shown) when the prompt or starter differs from the frozen
 round, the routed identity contradicts the freeze, a human intervened, the harness retried, or
-required evidence is missing. Provider outages and harness failures are reported apart from model
-failures. A step/time/budget stop keeps the work and is scored with its stop status.
+required evidence is missing. Who caused the session's end, and so its failure class and whether
+it may be replaced, is `harness.attribution` (one table, also in docs/scoring.md): a step/time/
+budget stop or a sandbox limit keeps the work and is scored with its stop status.
 
 Retries: the agent repeating a request after an upstream error that delivered no completion is its
 transport retry (recorded, same step, not an invalidation); a repeat after a delivered completion
 is a harness retry (invalid). A request that got only keep-alives past the outage window is a
 provider stall: the unit is a provider outage (replaceable) even if it ran to the time ceiling.
+`UnitFacts` and `INPUTS_CHANGED` live in `harness.attribution` and are re-exported here.
 
 A changed prompt or starter is never a harness failure: the runner refuses to start the session,
 and the unit is invalid and not replaceable. Human intervention holds by construction: the agent
@@ -22,20 +24,18 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from records.evidence.gateway import GatewaySummary
+from harness.attribution import INPUTS_CHANGED, UnitFacts, attribute
 from records.evidence.session import (
     FailureClass,
     Identity,
     IdentityVerdict,
-    StopStatus,
     Validity,
 )
+
+__all__ = ["INPUTS_CHANGED", "Assessment", "UnitFacts", "assess", "check_identity"]
 from records.layout import UnitPaths
 
 REQUIRED_EVIDENCE = tuple(path.name for path in UnitPaths(Path()).required_evidence)
-OUTAGE_CLASSES = {"upstream_5xx", "midstream_error", "connection", "rate_limit", "no_endpoint",
-                  "provider_stall"}  # fmt: skip
-HARNESS_CLASSES = {"auth", "credits", "bad_request", "malformed_response", "not_found"}
 DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 
@@ -75,68 +75,14 @@ class Assessment:
     failure_class: FailureClass
     reasons: list[str] = field(default_factory=list)
     detail: str = ""
-
-
-@dataclass
-class UnitFacts:
-    """Everything the verdict depends on, gathered by the runner."""
-
-    stop_status: StopStatus
-    exit_code: int | None
-    hash_problems: list[str]
-    identity: Identity
-    gateway: GatewaySummary
-    evidence_present: list[str]
-    agent_errors: list[str] = field(default_factory=list)
-    finished_normally: bool = False
-    human_intervention: bool = False
-    harness_error: str = ""
-
-
-INPUTS_CHANGED = (
-    "refused to start: the prompt or starter differs from the frozen round, so no session ran. "
-    "Invalid and not replaceable (our inputs changed, not the model or the provider): restore "
-    "the frozen inputs or create a new round"
-)
-
-
-def _failure(facts: UnitFacts) -> tuple[FailureClass, str]:
-    gw = facts.gateway
-    classes = set(gw.error_classes)
-    if facts.harness_error:
-        return "harness", facts.harness_error
-    if facts.hash_problems and facts.stop_status == "not_started":
-        return "none", INPUTS_CHANGED  # invalid by its hash reasons; never a harness failure
-    if gw.stalls and facts.stop_status != "completed":
-        wait = (gw.longest_keepalive_wait_ms or 0) / 1000
-        return "provider_outage", (
-            f"provider stall: a request got only keep-alive comments for {wait:.0f} s, past the "
-            f"round's outage window; gateway errors {gw.error_classes}"
-        )
-    if facts.stop_status == "provider_outage":
-        return "provider_outage", f"the gateway kept failing: {gw.error_classes}"
-    if facts.stop_status in ("crashed", "not_started"):
-        return "harness", "the runner or the agent process failed before the session could finish"
-    if classes & HARNESS_CLASSES:
-        return (
-            "harness",
-            f"gateway errors caused by the harness: {sorted(classes & HARNESS_CLASSES)}",
-        )
-    if gw.chat_requests == 0:
-        return "harness", "the agent made no model request"
-    healthy = gw.chat_requests - gw.refused - gw.upstream_errors
-    if classes & OUTAGE_CLASSES and (facts.stop_status != "completed" or healthy == 0):
-        return "provider_outage", f"upstream errors: {gw.error_classes}"
-    if facts.stop_status in ("step_ceiling", "time_ceiling", "budget_ceiling"):
-        return "model", f"stopped at the {facts.stop_status.replace('_', ' ')}"
-    if facts.exit_code not in (0, None) or facts.agent_errors:
-        return "model", f"agent exit {facts.exit_code}; errors: {facts.agent_errors[:2]}"
-    return "none", ""
+    attribution: str = ""  # the row of harness.attribution.TABLE that applied
 
 
 def assess(facts: UnitFacts) -> Assessment:
-    """Validity, failure class and reasons (an empty reason list means valid)."""
-    failure, detail = _failure(facts)
+    """Validity, failure class and reasons (an empty reason list means valid): the attribution
+    row (`harness.attribution`) plus the validity reasons that hold whatever the row."""
+    row, detail = attribute(facts)
+    failure = row.outcome.failure_class
     reasons = [f"prompt/starter: {p}" for p in facts.hash_problems]
     if detail == INPUTS_CHANGED:
         reasons.append(INPUTS_CHANGED)
@@ -159,4 +105,5 @@ def assess(facts: UnitFacts) -> Assessment:
         reasons.append(f"provider outage (not a model failure): {detail}")
     elif failure == "harness":
         reasons.append(f"harness failure (not a model failure): {detail}")
-    return Assessment("invalid" if reasons else "valid", failure, reasons, detail)
+    validity: Validity = "invalid" if reasons or row.outcome.validity == "invalid" else "valid"
+    return Assessment(validity, failure, reasons, detail, row.name)

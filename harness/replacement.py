@@ -15,6 +15,7 @@ import getpass
 from pathlib import Path
 from typing import Literal
 
+from harness.attribution import REPLACEABLE_CLASSES
 from harness.session.evidence import now_iso
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import ReplacementRecord
@@ -23,7 +24,8 @@ from records.io import RecordError, read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths, unit_id
 
 ReplacedClass = FailureClass | Literal["evaluator"]
-REPLACEABLE = ("provider_outage", "harness")  # session failure classes; plus evaluator failures
+# session failure classes (harness.attribution decides them); plus evaluator failures
+REPLACEABLE = REPLACEABLE_CLASSES
 
 
 class ReplacementRefused(RuntimeError):

@@ -100,6 +100,7 @@ def _record(
 ) -> SessionRecord:
     settings, candidate, paths, frozen = run.settings, run.candidate, run.paths, run.frozen
     gateway = outcome.gateway if outcome is not None else summarize(paths.gateway)
+    limit = outcome.limit_description if outcome is not None else ""
     trace = outcome.trace if outcome is not None else run.agent.read_trace(paths.events)
     identity: Identity = check_identity(
         candidate.route,
@@ -123,6 +124,7 @@ def _record(
         agent_errors=trace.errors,
         finished_normally=trace.finished_normally,
         harness_error=harness_error,
+        limit_message=limit,
     )
     verdict = assess(facts)
     return SessionRecord(
@@ -138,6 +140,7 @@ def _record(
         identity=identity,
         steps=gateway.steps,
         stop_status=stop,
+        resource_limit=(limit or None) if stop == "resource_limit" else None,
         exit_code=exit_code,
         elapsed_seconds=elapsed,
         tokens=gateway.tokens.counts(),
@@ -149,6 +152,7 @@ def _record(
         invalid_reasons=verdict.reasons,
         failure_class=verdict.failure_class,
         failure_detail=verdict.detail,
+        attribution=verdict.attribution,
         prompt_sha256=marker.prompt_sha256,
         starter_tree_sha256=marker.starter_tree_sha256,
         frozen_prompt_sha256=frozen[0],

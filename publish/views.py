@@ -31,6 +31,7 @@ STOP_LABELS = {
     "step_ceiling": "stopped at the step ceiling",
     "time_ceiling": "stopped at the time ceiling",
     "budget_ceiling": "stopped at the budget ceiling",
+    "resource_limit": "stopped at a sandbox limit",
     "crashed": "crashed",
 }
 GROUPS = {
@@ -208,7 +209,7 @@ def badges(row: Row) -> list[Badge]:
         out.append(Badge("provisional", "muted", row.reviews or "reviews incomplete"))
     if row.stop_status in STOP_LABELS:
         out.append(
-            Badge(STOP_LABELS[row.stop_status], "warn", "the work at the ceiling was scored")
+            Badge(STOP_LABELS[row.stop_status], "warn", f"the work at the {scored} was scored")
         )
     return out
 
@@ -227,6 +228,7 @@ def _review(data: LeaderboardRow) -> tuple[float | None, str, str]:
     if all(s == "no_reviews" for s in states):
         return None, "pending", "no reviews yet"
     points = sum((getattr(data.breakdown, d).points or 0.0) for d in REVIEW_DIMENSIONS)
+        scored = "limit" if row.stop_status == "resource_limit" else "ceiling"
     waiting = sorted({REVIEW_WAIT[s] for s in states if s in REVIEW_WAIT and s != "no_reviews"})
     if any(s == "no_reviews" for s in states):
         waiting.insert(0, "one dimension not reviewed")

@@ -1,11 +1,14 @@
 """Operational efficiency (5 points) from `session.json`.
 
 - 2: completion without intervention: `stop_status == "completed"` (no step/time/budget ceiling,
-  no crash) and no human intervention.
+  no sandbox limit, no crash) and no human intervention.
 - 1: elapsed ≤ 20:00 (1200 s); 0.5 when > 1200 s and ≤ 30:00 (1800 s); else 0. Seconds are
   compared unrounded except for float noise (rounded to the millisecond): 1200.0 earns 1,
-  1200.001 earns 0.5.
-- 1: clean exit: exit code 0 and not crashed.
+  1200.001 earns 0.5. A `time_ceiling` stop's time is counted up to the round's wall-clock
+  ceiling: the runner stops the agent a fraction of a second after the ceiling (its poll and the
+  kill), and that overshoot is the runner's, not the model's, so a stop at the 30-minute ceiling
+  recorded as 1800.4 s counts 30:00 and earns 0.5 (it took the whole 20-30 band, no more).
+- 1: clean exit: exit code 0, not crashed and not stopped at a sandbox limit (`resource_limit`).
 - 1: cost ≤ $5.00; 0.5 when ≤ $10.00; else 0. The cost is `session.cost_usd`, which the harness
   takes from the gateway record (never the agent's estimate), rounded to 1e-9 USD against float
   summation noise. Unknown cost earns 0.
@@ -47,10 +50,19 @@ def cost_points(cost_usd: float | None) -> float:
     return 0.5 if cost <= HALF_COST_USD else 0.0
 
 
+def counted_seconds(session: SessionRecord) -> float:
+    """The elapsed time the time component judges: a time-ceiling stop counts up to the ceiling."""
+    if session.stop_status == "time_ceiling":
+        return min(session.elapsed_seconds, session.ceilings.wall_clock_seconds)
+    return session.elapsed_seconds
+
+
 def score_efficiency(session: SessionRecord, source: str = "session.json") -> DimensionScore:
     """Operational efficiency out of 5, each component citing its session.json fields."""
     finished = session.stop_status == "completed" and not session.human_intervention
-    clean = session.exit_code == 0 and session.stop_status != "crashed"
+    clean = session.exit_code == 0 and session.stop_status not in ("crashed", "resource_limit")
+    counted = counted_seconds(session)
+    capped = counted != session.elapsed_seconds
     cost = session.cost_usd
     components = [
         Component(
@@ -67,17 +79,20 @@ def score_efficiency(session: SessionRecord, source: str = "session.json") -> Di
         ),
         Component(
             name="time",
-            points=time_points(session.elapsed_seconds),
+            points=time_points(counted),
             max_points=1.0,
-            reason=f"elapsed {minutes(session.elapsed_seconds)} (≤ 20:00 earns 1, ≤ 30:00 0.5)",
-            sources=[f"{source}#elapsed_seconds"],
+            reason=f"elapsed {minutes(session.elapsed_seconds)}"
+            + (f", counted up to the time ceiling as {minutes(counted)}" if capped else "")
+            + " (≤ 20:00 earns 1, ≤ 30:00 0.5)",
+            sources=[f"{source}#elapsed_seconds"]
+            + ([f"{source}#stop_status", f"{source}#ceilings"] if capped else []),
         ),
         Component(
             name="clean_exit",
             points=1.0 if clean else 0.0,
             max_points=1.0,
             reason=f"exit code {session.exit_code}, stop_status {session.stop_status}",
-            sources=[f"{source}#exit_code"],
+            sources=[f"{source}#exit_code", f"{source}#stop_status"],
         ),
         Component(
             name="cost",

@@ -100,7 +100,26 @@ def test_session_json_of_schema_1_loads_with_the_round_ceilings(tmp_path: Path) 
     assert record.schema_version == 1
     assert record.ceilings.wall_clock_minutes == 30 and record.ceilings.wall_clock_seconds == 1800
     write_record(path, session())
-    assert json.loads(path.read_text())["schema_version"] == 2
+    assert json.loads(path.read_text())["schema_version"] == 4
+
+
+def test_session_json_before_resource_limit_loads(tmp_path: Path) -> None:
+    """Schema 4 added the stop status `resource_limit` and the fields `resource_limit` and
+    `attribution`; a schema 2 or 3 file has none of them and still loads."""
+    for version in (2, 3):
+        legacy = session(stop_status="time_ceiling").model_dump(mode="json")
+        legacy["schema_version"] = version
+        for added in ("resource_limit", "attribution", "worktree_archive_sha256"):
+            legacy.pop(added, None)
+        path = tmp_path / f"session-{version}.json"
+        write_json(path, legacy)
+        record = read_record(path, SessionRecord)
+        assert (record.schema_version, record.stop_status) == (version, "time_ceiling")
+        assert (record.resource_limit, record.attribution) == (None, "")
+    limited = session(stop_status="resource_limit", resource_limit="nproc: stopped")
+    path = tmp_path / "session.json"
+    write_record(path, limited)
+    assert read_record(path, SessionRecord).resource_limit == "nproc: stopped"
 
 
 @pytest.mark.parametrize(("scoring", "version"), [(None, 1), ("ab" * 32, 2)])

@@ -54,6 +54,12 @@ def test_cost_bands(cost: float | None, points: float) -> None:
         ({"stop_status": "crashed", "exit_code": 0}, {"completion": 0, "clean_exit": 0}),
         ({"exit_code": 1}, {"completion": 2, "clean_exit": 0}),
         ({"human_intervention": True}, {"completion": 0}),
+        # a sandbox limit kill: the model's own doing, neither a completion nor a clean exit
+        ({"stop_status": "resource_limit", "exit_code": -9}, {"completion": 0, "clean_exit": 0}),
+        ({"stop_status": "resource_limit", "exit_code": 0}, {"completion": 0, "clean_exit": 0}),
+        # the runner stops a time-ceiling session a moment after 30:00: counted up to the ceiling
+        ({"stop_status": "time_ceiling", "elapsed_seconds": 1800.4}, {"time": 0.5}),
+        ({"stop_status": "time_ceiling", "elapsed_seconds": 1803.0}, {"time": 0.5}),
     ],
 )
 def test_efficiency_components(overrides: dict[str, Any], expected: dict[str, float]) -> None:
@@ -73,3 +79,14 @@ def test_full_efficiency_is_five() -> None:
 )
 def test_minutes_display(seconds: float, text: str) -> None:
     assert minutes(seconds) == text
+
+
+def test_a_time_ceiling_stop_says_how_its_time_was_counted() -> None:
+    record = session(stop_status="time_ceiling", elapsed_seconds=1800.4)
+    assert record.ceilings.wall_clock_seconds == 1800
+    time = next(c for c in score_efficiency(record).components if c.name == "time")
+    assert time.points == 0.5
+    assert "elapsed 30:00.400, counted up to the time ceiling as 30:00" in time.reason
+    assert "session.json#ceilings" in time.sources
+    completed = session(elapsed_seconds=1800.4)  # no ceiling stop: the elapsed time as recorded
+    assert next(c for c in score_efficiency(completed).components if c.name == "time").points == 0

@@ -121,13 +121,22 @@ def test_assessment_separates_model_provider_and_harness_failures() -> None:
     assert (ceiling.validity, ceiling.failure_class) == ("valid", "model")
     outage = assess(
         facts(
-            stop_status="time_ceiling",
+            stop_status="provider_outage",
             gateway=GatewaySummary(
                 chat_requests=9, upstream_errors=8, error_classes={"upstream_5xx": 8}, retries=7
             ),
         )
     )
     assert (outage.validity, outage.failure_class) == ("invalid", "provider_outage")
+    # the same errors survived up to the time ceiling: the ceiling ended it, scored (issue 29)
+    survived = assess(
+        facts(
+            stop_status="time_ceiling",
+            gateway=GatewaySummary(chat_requests=9, upstream_errors=8,
+                                   error_classes={"upstream_5xx": 8}),
+        )
+    )  # fmt: skip
+    assert (survived.validity, survived.failure_class) == ("valid", "model")
     missing = assess(facts(evidence_present=["events.jsonl"]))
     assert any("required evidence missing" in r for r in missing.reasons)
     crashed = assess(facts(stop_status="crashed", harness_error="runner killed"))

@@ -6,6 +6,7 @@ the enum lives with the records (`records.evidence.gateway`): add members, never
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from records.evidence.gateway import ErrorClass
@@ -71,6 +72,18 @@ class GatewayConnectionError(GatewayError):
     error_class = ErrorClass.CONNECTION
 
 
+class ContextLengthError(GatewayError):
+    error_class = ErrorClass.CONTEXT_LENGTH
+
+
+class RefusalError(GatewayError):
+    error_class = ErrorClass.REFUSAL
+
+
+class ModerationError(GatewayError):
+    error_class = ErrorClass.MODERATION
+
+
 _BY_CLASS: dict[ErrorClass, type[GatewayError]] = {
     cls.error_class: cls
     for cls in (
@@ -84,14 +97,62 @@ _BY_CLASS: dict[ErrorClass, type[GatewayError]] = {
         MidstreamError,
         MalformedResponseError,
         GatewayConnectionError,
+        ContextLengthError,
+        RefusalError,
+        ModerationError,
     )
 }
 
 
-def classify_status(status: int, message: str = "") -> ErrorClass | None:
-    """The error class of an HTTP status (None for success)."""
+# OpenRouter's `ApiErrorType` values the model's own conversation causes (not our request, key
+# or route, not the provider's health): the context grew past the window, the model refused, the
+# input was flagged by moderation. `max_tokens_exceeded` is not here: max_tokens is the harness's.
+MODEL_ERROR_TYPES = {
+    "context_length_exceeded": ErrorClass.CONTEXT_LENGTH,
+    "token_limit_exceeded": ErrorClass.CONTEXT_LENGTH,
+    "refusal": ErrorClass.REFUSAL,
+    "content_policy_violation": ErrorClass.MODERATION,
+}
+# Providers' own wording of a context overflow, relayed in `error.message` (OpenAI-style
+# "maximum context length is N tokens", Anthropic "prompt is too long", "context window").
+CONTEXT_MESSAGE = re.compile(
+    r"maximum context length|context[ _]length[ _]exceeded|context window|prompt is too long"
+    r"|exceeds? the (?:model's )?context",
+    re.IGNORECASE,
+)
+# OpenRouter's documented 403: "Your chosen model requires moderation and your input was flagged"
+# with `metadata: {reasons, flagged_input, provider_name, model_slug}`.
+MODERATION_MESSAGE = re.compile(r"requires moderation|input was flagged|flagged by", re.IGNORECASE)
+
+
+def model_error_class(
+    status: int, message: str = "", metadata: dict[str, Any] | None = None, code: Any = None
+) -> ErrorClass | None:
+    """The model-caused class of a 4xx (or an in-stream error standing for one), else None:
+    the spec's `metadata.error_type` (or a string `code`) first, then the documented moderation
+    403 shape, then a provider's context-length message on a 400/413."""
+    metadata = metadata or {}
+    for kind in (metadata.get("error_type"), code):
+        if isinstance(kind, str) and kind.lower() in MODEL_ERROR_TYPES:
+            return MODEL_ERROR_TYPES[kind.lower()]
+    if status == 403 and (
+        {"reasons", "flagged_input"} & set(metadata) or MODERATION_MESSAGE.search(message)
+    ):
+        return ErrorClass.MODERATION
+    if status in (400, 413) and CONTEXT_MESSAGE.search(message):
+        return ErrorClass.CONTEXT_LENGTH
+    return None
+
+
+def classify_status(
+    status: int, message: str = "", metadata: dict[str, Any] | None = None, code: Any = None
+) -> ErrorClass | None:
+    """The error class of an HTTP status (None for success); `message`, `metadata` and `code`
+    of the error body tell a model-caused 4xx (`model_error_class`) from our own bad request."""
     if status < 400:
         return None
+    if 400 <= status < 500 and (found := model_error_class(status, message, metadata, code)):
+        return found
     if status in (401, 403):
         return ErrorClass.AUTH
     if status == 402:
@@ -156,18 +217,24 @@ def classify_stream_error(error: dict[str, Any]) -> ErrorClass:
     `midstream_error` only when it names no code or type we know."""
     status = stream_error_status(error)
     message = error.get("message")
+    metadata = error.get("metadata")
     if status is None:
         return ErrorClass.MIDSTREAM_ERROR
-    return classify_status(status, message if isinstance(message, str) else "") or (
-        ErrorClass.MIDSTREAM_ERROR
-    )
+    return classify_status(
+        status,
+        message if isinstance(message, str) else "",
+        metadata if isinstance(metadata, dict) else None,
+        error.get("code"),
+    ) or (ErrorClass.MIDSTREAM_ERROR)
 
 
 def error_for(status: int, body: Any, fallback: str = "") -> GatewayError:
     """The exception for an HTTP error response with an (optional) OpenRouter error body."""
     message, code, metadata = error_fields(body)
     message = message or fallback or f"HTTP {status}"
-    error_class = classify_status(status, message) or ErrorClass.MALFORMED_RESPONSE
+    error_class = classify_status(status, message, metadata, code) or (
+        ErrorClass.MALFORMED_RESPONSE
+    )
     return _BY_CLASS[error_class](message, status=status, code=code, metadata=metadata)
 
 

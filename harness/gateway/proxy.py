@@ -577,10 +577,10 @@ class _Handler(BaseHTTPRequestHandler):
             record.usage = TokenUsage.from_openrouter(obs.usage)
         if record.status >= 400:
             try:
-                message, _, _ = error_fields(json.loads(body))
+                message, code, metadata = error_fields(json.loads(body))
             except (json.JSONDecodeError, UnicodeDecodeError):
-                message = body[:200].decode("utf-8", errors="replace")
-            record.error_class = classify_status(record.status, message)
+                message, code, metadata = body[:200].decode("utf-8", errors="replace"), None, {}
+            record.error_class = classify_status(record.status, message, metadata, code)
             record.error_message = message or f"HTTP {record.status}"
         elif obs.error is not None or obs.finish_reason == "error":
             record.error_class = classify_stream_error(obs.error or {})

@@ -56,11 +56,24 @@ class SessionOutcome:
     stop_status: StopStatus
     isolation: Isolation
 
+    @property
+    def limit_description(self) -> str:
+        """The sandbox limit that ended the session and what the host saw ('' when none)."""
+        process = self.process
+        if process.limit_hit is None:
+            return ""
+        peaks = f" ({process.peaks})" if process.peaks else ""
+        return f"{process.limit_hit}: {process.limit_message or 'limit reached'}{peaks}"
+
 
 def stop_status(process: ProcessOutcome, gateway: GatewaySummary) -> StopStatus:
-    """The runner's ceiling if it ended the process, else a ceiling the proxy enforced."""
+    """The runner's ceiling if it ended the process, else a sandbox limit that ended or failed
+    it (`resource_limit`: the host stopped the sandbox at a limit, or the agent exited with an
+    error that `sandbox.limits.diagnose` attributes to one), else a ceiling the proxy enforced."""
     if process.ceiling is not None:
         return CEILING_STOPS[process.ceiling]
+    if process.limit_hit is not None:
+        return "resource_limit"
     if gateway.step_ceiling_hit:
         return "step_ceiling"
     if gateway.budget_ceiling_hit or gateway.ended_on_budget_cut:

@@ -29,6 +29,11 @@ class ErrorClass(StrEnum):
     MALFORMED_RESPONSE = "malformed_response"  # not the JSON/SSE shape we expect
     CONNECTION = "connection"  # connect failure, reset, timeout
     PROVIDER_STALL = "provider_stall"  # only keep-alive comments for longer than the outage window
+    # What the model's own conversation caused (OpenRouter's `error.metadata.error_type`, its
+    # documented 403 moderation error, or the provider's context-length message):
+    CONTEXT_LENGTH = "context_length"  # 400 context_length_exceeded / token_limit_exceeded
+    REFUSAL = "refusal"  # the provider reported the model's refusal as an error
+    MODERATION = "moderation"  # 403 content_policy_violation: the input was flagged
 
 
 Refusal = Literal["step_ceiling", "budget_ceiling"]

@@ -4,7 +4,10 @@ These are part of the evidence format read by the evaluator and the publisher: a
 defaults, never rename them. session.json schema 2 records the round's ceilings as the round file
 states them (`wall_clock_minutes`); schema 1 files (`wall_clock_seconds`) still load. Schema 3
 adds `worktree_archive_sha256` (the evaluator refuses an archive that no longer matches it); older
-files load without it (None: nothing to check).
+files load without it (None: nothing to check). Schema 4 adds the stop status `resource_limit`
+(a sandbox limit ended the session), `resource_limit` (the limit's one-line description) and
+`attribution` (the row of `harness.attribution.TABLE` that decided the failure class); older files
+load without them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ StopStatus = Literal[
     "step_ceiling",
     "time_ceiling",
     "budget_ceiling",
+    "resource_limit",  # a sandbox limit (memory, processes, disk, /tmp, file size) ended it
     "provider_outage",
     "crashed",
     "not_started",
@@ -57,7 +61,7 @@ class Identity(Record):
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 3
+    schema_version: int = 4
     unit: str
     round_id: str
     model_key: str
@@ -70,6 +74,11 @@ class SessionRecord(Root):
     identity: Identity
     steps: int
     stop_status: StopStatus
+    resource_limit: str | None = Field(
+        default=None,
+        description="stop_status resource_limit: which sandbox limit (nproc, memory, fsize, "
+        "nofile, tmp, disk) and what the host saw",
+    )
     exit_code: int | None
     elapsed_seconds: float
     tokens: Tokens
@@ -81,6 +90,9 @@ class SessionRecord(Root):
     invalid_reasons: list[str] = Field(default_factory=list)
     failure_class: FailureClass
     failure_detail: str = ""
+    attribution: str = Field(
+        default="", description="the row of harness.attribution.TABLE that decided failure_class"
+    )
     prompt_sha256: str | None
     starter_tree_sha256: str | None
     frozen_prompt_sha256: str | None

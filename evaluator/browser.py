@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.sync_api import BrowserContext, Page, Playwright, Request, ViewportSize
+from playwright.sync_api import BrowserContext, Locator, Page, Playwright, Request, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from records.tools import AXE_JS, CHROMIUM
@@ -184,6 +184,103 @@ def wait_quiet(page: Page, max_ms: int) -> bool:
         if left_ms > 0:
             page.wait_for_timeout(left_ms)
         return False
+
+
+# What a reader reads: the text of `root` as the DOM holds it (textContent of every rendered text
+# node, so CSS that only changes how it looks, such as `text-transform`, a `::first-letter` drop
+# cap, `::first-line`, hyphenation, soft wraps and `::before`/`::after` decoration, changes
+# nothing), one space at each block boundary and `<br>`, soft hyphens and zero-width spaces
+# removed, whitespace collapsed. innerText is not used: it applies `text-transform` and, with a
+# floated `::first-letter` on a one-letter first word, Chromium drops the space after it
+# ("Aformer"). Left out: text that is not rendered (`display: none`, `visibility: hidden`,
+# `hidden`, closed `<details>`), `aria-hidden="true"` subtrees and text pushed off the page
+# (`left: -9999px`); with `clip` true also text an `overflow: hidden`/`clip` ancestor cuts
+# (`text-overflow: ellipsis`, line-clamp, a max-height box, the visually hidden 1 px pattern):
+# a text node counts only when each of its lines lies inside every such ancestor's padding box
+# (2 px of slack across, half a line down, for glyphs taller than a tight line-height).
+READER_TEXT_JS = r"""
+(root, clip) => {
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE', 'DESC']);
+  const out = [];
+  const range = document.createRange();
+  const sx = window.scrollX, sy = window.scrollY;
+  // Only ancestors that contain the text's box clip it: a fixed or top-layer box (a modal
+  // <dialog>) escapes every ancestor, an absolute one the unpositioned ones.
+  const clipped = (rects, from) => {
+    let skipStatic = false;
+    for (let a = from; a && a !== document.documentElement; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      const positioned = s.position !== 'static' || s.transform !== 'none';
+      const cuts = (v) => v === 'hidden' || v === 'clip';
+      const cx = cuts(s.overflowX), cy = cuts(s.overflowY);
+      const tests = (cx || cy) && (a === from || !skipStatic || positioned);
+      if (s.position === 'fixed' || a.matches(':modal, :popover-open')) {
+        if (!tests) return false;
+      } else if (s.position === 'absolute') skipStatic = true;
+      else if (positioned) skipStatic = false;
+      if (!tests) continue;
+      const b = a.getBoundingClientRect();
+      const left = b.left + a.clientLeft, top = b.top + a.clientTop;
+      const right = left + a.clientWidth, bottom = top + a.clientHeight;
+      for (const r of rects) {
+        if (cx && (r.left < left - 2 || r.right > right + 2)) return true;
+        const seen = Math.min(r.bottom, bottom) - Math.max(r.top, top);
+        if (cy && seen < r.height / 2) return true;
+      }
+      if (s.position === 'fixed' || a.matches(':modal, :popover-open')) return false;
+    }
+    return false;
+  };
+  const shown = (text) => {
+    const parent = text.parentElement;
+    if (!parent || getComputedStyle(parent).visibility !== 'visible') return false;
+    if (parent.checkVisibility && !parent.checkVisibility()) return false;
+    range.selectNodeContents(text);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+    if (rects.length === 0) return false;
+    if (rects.every(r => r.right + sx <= 0 || r.bottom + sy <= 0)) return false;
+    return !clip || !clipped(rects, parent);
+  };
+  const walk = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (!/\S/.test(node.data)) out.push(node.data);
+      else if (shown(node)) out.push(node.data);
+      return;
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    if (SKIP.has(node.tagName.toUpperCase())) return;
+    if (node.getAttribute('aria-hidden') === 'true') return;
+    if (node.tagName === 'BR') { out.push(' '); return; }
+    const display = getComputedStyle(node).display;
+    if (display === 'none') return;
+    const block = !display.startsWith('inline') && display !== 'contents';
+    if (block) out.push(' ');
+    if (node.tagName === 'DETAILS' && !node.open) {
+      const summary = [...node.children].find(c => c.tagName === 'SUMMARY');
+      if (summary) walk(summary);
+    } else {
+      for (const child of node.childNodes) walk(child);
+    }
+    if (block) out.push(' ');
+  };
+  if (root) walk(root);
+  return out.join('').replace(/[\u00AD\u200B\u2060]/g, '').replace(/\s+/g, ' ').trim();
+}
+"""
+
+
+def reader_text(target: Page | Locator, selector: str | None = None, clip: bool = False) -> str:
+    """`READER_TEXT_JS` of a locator's first element, or of `selector` (default `main`, else the
+    body) on a page."""
+    if isinstance(target, Page):
+        text: str = target.evaluate(
+            "([sel, clip]) => (" + READER_TEXT_JS + ")(document.querySelector(sel || 'main')"
+            " || document.body, clip)",
+            [selector, clip],
+        )
+        return text
+    text = target.first.evaluate("(el, clip) => (" + READER_TEXT_JS + ")(el, clip)", clip)
+    return text
 
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]

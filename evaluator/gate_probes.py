@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator
 
+from evaluator.browser import READER_TEXT_JS
 from evaluator.checks._dialog import ENQUIRE, dialog_open, find_fields, tomorrow_iso
 from evaluator.checks.base import CheckContext, wait_until
 
@@ -81,7 +82,7 @@ def keyboard_enquiry(ctx: CheckContext) -> str | None:
         page,
         lambda: page.evaluate(
             "() => [...document.querySelectorAll('[role=dialog], dialog[open]')]"
-            ".some(d => d.innerText.includes('Thank you'))"
+            ".some(d => (" + READER_TEXT_JS + ")(d, false).includes('Thank you'))"
         ),
         2000,
     )

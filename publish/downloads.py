@@ -32,6 +32,9 @@ CSV_COLUMNS = (
     "validity",
     "failure_class",
     "invalid_reasons",
+    "superseded_by",
+    "replacement_of",
+    "evidence_missing",
 )
 
 
@@ -67,6 +70,9 @@ def row_values(row: Row) -> list[Any]:
         row.validity,
         row.failure_class,
         "; ".join(row.invalid_reasons),
+        row.superseded_by,
+        row.replaces,
+        "; ".join(row.evidence_missing),
     ]
 
 

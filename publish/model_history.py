@@ -26,6 +26,7 @@ STATUS_LABELS = {
     "incomplete": "incomplete",
     "missing": "missing",
     "replacement_pending": "replacement pending",
+    "superseded": "superseded",
 }
 
 
@@ -40,11 +41,15 @@ class Appearance:
 
     @property
     def counted(self) -> LeaderboardRow | None:
-        """The unit that stands for the model in a single-repetition round."""
-        replacements = [r for r in self.units if r.replacement_of]
+        """The unit that stands for the model in a single-repetition round: never a superseded
+        one while its documented replacement has a row (the replacement holds the place)."""
+        standing = [r for r in self.units if r.status != "superseded"]
+        replacements = [r for r in standing if r.replacement_of]
         if replacements:
             return max(replacements, key=lambda r: r.unit)
-        return self.units[0] if self.units else None
+        if standing:
+            return standing[0]
+        return self.units[0] if self.units else None  # superseded, its replacement not run yet
 
     @property
     def rank(self) -> int | None:

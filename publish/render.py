@@ -334,6 +334,7 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "scored": scored,
         "invalid": [r for r in rows if r.group == "invalid"],
         "apart": [r for r in rows if r.group == "apart"],
+        "superseded": [r for r in rows if r.group == "superseded"],
         "reviews_missing": bool(pending),
         "reviews_pending_all": bool(scored) and len(pending) == len(scored),
         "scoring_ran": board is not None,
@@ -382,6 +383,8 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     media = MediaStore(docs)
     by_unit = {r.unit: r for r in rows}
     names = [r.unit for r in rows if r.unit in evidence.units]
+    for row in rows:
+        row.has_page = row.unit in evidence.units
     for name in names:
         published.transcripts[name] = f"units/{name}-transcript.html"
     pages = [unit_page(by_unit[n], evidence.units[n], media, published) for n in names]

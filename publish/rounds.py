@@ -94,6 +94,11 @@ class RoundSummary:
         return self.count(*APART)
 
     @property
+    def superseded(self) -> int:
+        """Units a documented replacement supersedes (kept, never counted twice)."""
+        return self.count("superseded")
+
+    @property
     def not_testable(self) -> int:
         return len(self.leaderboard.not_testable) if self.leaderboard else 0
 

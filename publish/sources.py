@@ -1,15 +1,19 @@
 """Everything the site reads, validated: one round's evidence plus the round's frozen inputs.
 
 Optional files (no leaderboard yet, no reviews, no video) are simply absent from the result;
-a file that exists but is malformed raises `RecordError` naming the file and the field.
+a file that exists but is malformed raises `RecordError` naming the file and the field, except a
+unit's session.json and result.json: those are read as absent and the error kept
+(`UnitEvidence.unreadable`), so the unit stays on the site as the leaderboard lists it (invalid,
+evidence missing; evaluation failed) instead of failing the whole site.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from publish.transcript import Transcript, read_transcript
 from records.evidence.controls import ControlRow
@@ -22,6 +26,7 @@ from records.io import RecordError, describe_validation_error, read_json, read_r
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
 
 CONTROL_ROWS = TypeAdapter(list[ControlRow])
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class UnitEvidence:
     result: EvaluationResult | None
     transcript: Transcript
     replacement: ReplacementRecord | None
+    unreadable: tuple[str, ...] = ()  # the unit's session/result files that did not validate
 
     @property
     def model_key(self) -> str:
@@ -73,15 +79,30 @@ def load_controls(path: Path) -> list[ControlRow] | None:
         raise RecordError(describe_validation_error(path, exc)) from exc
 
 
+def _tolerant(path: Path, model: type[M], errors: list[str]) -> M | None:
+    """The record at `path`; None when absent, or when unreadable (the error is kept)."""
+    if not path.exists():
+        return None
+    try:
+        return read_record(path, model)
+    except RecordError as exc:
+        errors.append(str(exc))
+        return None
+
+
 def load_unit(paths: UnitPaths) -> UnitEvidence:
     replacement = paths.replacement
+    errors: list[str] = []
+    session = _tolerant(paths.session, SessionRecord, errors)
+    result = _tolerant(paths.result, EvaluationResult, errors)
     return UnitEvidence(
         unit=paths.root.name,
         paths=paths,
-        session=read_record(paths.session, SessionRecord) if paths.session.exists() else None,
-        result=read_record(paths.result, EvaluationResult) if paths.result.exists() else None,
+        session=session,
+        result=result,
         transcript=read_transcript(paths.events),
         replacement=read_record(replacement, ReplacementRecord) if replacement.exists() else None,
+        unreadable=tuple(errors),
     )
 
 

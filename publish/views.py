@@ -41,6 +41,7 @@ GROUPS = {
     "provider_outage": "apart",
     "harness_failure": "apart",
     "evaluation_failed": "apart",
+    "superseded": "superseded",
 }
 APART_LABELS = {
     "provider_outage": "provider outage",
@@ -98,9 +99,13 @@ class Row:
     dimension_notes: dict[str, list[Component]] = field(default_factory=dict)
     explanation_sources: list[tuple[str, list[str]]] = field(default_factory=list)
     reviews: str = ""
-    group: str = "scored"  # scored | invalid | apart
+    group: str = "scored"  # scored | invalid | apart | superseded
     badges: list[Badge] = field(default_factory=list)
     order: int = 0
+    superseded_by: str | None = None  # the documented replacement holding this unit's place
+    replaces: str | None = None  # the unit this documented replacement stands for
+    evidence_missing: list[str] = field(default_factory=list)
+    has_page: bool = True  # False: no evidence folder, so no unit page to link
 
     @property
     def name(self) -> str:
@@ -193,8 +198,23 @@ def badges(row: Row) -> list[Badge]:
         out.append(
             Badge("would advance", "muted", "on the current, provisional totals; not yet final")
         )
+    if row.superseded_by:
+        out.append(
+            Badge(
+                f"superseded by {row.superseded_by}",
+                "muted",
+                "a documented replacement holds this model's place: kept for the record, never "
+                "scored, ranked or advanced",
+            )
+        )
+    if row.replaces:
+        out.append(
+            Badge(f"replaces {row.replaces}", "info", "the one documented replacement unit")
+        )
     if row.group == "invalid":
         out.append(Badge("invalid", "bad", "; ".join(row.reasons)))
+    if row.evidence_missing:
+        out.append(Badge("evidence missing", "bad", ", ".join(row.evidence_missing)))
     if row.status in APART_LABELS:
         out.append(Badge(APART_LABELS[row.status], "info", "not a model-quality failure"))
     if row.capped or row.status == "gate_failed":
@@ -208,6 +228,7 @@ def badges(row: Row) -> list[Badge]:
     if row.provisional and row.group == "scored":
         out.append(Badge("provisional", "muted", row.reviews or "reviews incomplete"))
     if row.stop_status in STOP_LABELS:
+        scored = "limit" if row.stop_status == "resource_limit" else "ceiling"
         out.append(
             Badge(STOP_LABELS[row.stop_status], "warn", f"the work at the {scored} was scored")
         )
@@ -228,7 +249,6 @@ def _review(data: LeaderboardRow) -> tuple[float | None, str, str]:
     if all(s == "no_reviews" for s in states):
         return None, "pending", "no reviews yet"
     points = sum((getattr(data.breakdown, d).points or 0.0) for d in REVIEW_DIMENSIONS)
-        scored = "limit" if row.stop_status == "resource_limit" else "ceiling"
     waiting = sorted({REVIEW_WAIT[s] for s in states if s in REVIEW_WAIT and s != "no_reviews"})
     if any(s == "no_reviews" for s in states):
         waiting.insert(0, "one dimension not reviewed")
@@ -281,7 +301,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             rank=data.rank,
             elapsed_seconds=data.elapsed_seconds,
             cost_usd=data.cost_usd,
-            tokens=data.tokens.total,
+            tokens=data.tokens.total if data.tokens is not None else None,
             stop_status=data.stop_status,
             validity=data.validity,
             invalid_reasons=list(data.invalid_reasons),
@@ -299,6 +319,9 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             advancement_reason=data.advancement.reason,
             dimension_notes=notes,
             reviews=reviews,
+            superseded_by=data.superseded_by,
+            replaces=data.replacement_of,
+            evidence_missing=list(data.evidence_missing),
         )
     )
 
@@ -320,7 +343,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             company=candidate.company if candidate else "",
             route=session.requested_route if session else (candidate.route if candidate else ""),
             code=None,
-            status=_unscored_status(unit),
+            status="superseded" if superseded_by(unit, evidence) else _unscored_status(unit),
             total=float(result.capped_score) if result else None,
             raw_total=float(result.automated_score) if result else None,
             breakdown=breakdown,
@@ -338,8 +361,20 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             failure_class=session.failure_class if session else "none",
             explanations=["Scoring has not run yet: automated evaluator points only."],
             automated=float(result.automated_score) if result else None,
+            superseded_by=superseded_by(unit, evidence),
+            replaces=unit.replacement.replaced_unit if unit.replacement else None,
         )
     )
+
+
+def superseded_by(unit: UnitEvidence, evidence: RoundEvidence) -> str | None:
+    """The documented replacement (run or pending) that holds this unit's place, if any."""
+    found = [
+        other.unit
+        for other in evidence.units.values()
+        if other.replacement is not None and other.replacement.replaced_unit == unit.unit
+    ]
+    return max(found) if found else None
 
 
 def _unscored_status(unit: UnitEvidence) -> str:
@@ -375,7 +410,7 @@ def leaderboard_rows(evidence: RoundEvidence) -> list[Row]:
     else:
         finished = [u for u in evidence.units.values() if u.session is not None]
         rows = [row_from_unit(unit, evidence) for unit in finished]
-    group = {"scored": 0, "invalid": 1, "apart": 2}
+    group = {"scored": 0, "invalid": 1, "apart": 2, "superseded": 3}
     ordered = sorted(
         rows,
         key=lambda r: (group[r.group], r.rank is None, r.rank or 0, *tie_key(r)),

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator
 
-from evaluator.checks.base import VENUE_LINKS_JS, CheckContext, CheckStopped, names, wait_until
+from evaluator.checks.base import (
+    COUNT_TEXTS_JS,
+    VENUE_LINKS_JS,
+    CheckContext,
+    CheckStopped,
+    names,
+    wait_until,
+)
 from evaluator.data import TYPE_LABELS
 
 
@@ -96,8 +103,9 @@ _POLL_RESULTS = (
     "const links = ("
     + VENUE_LINKS_JS
     + """);
-  const counts = () => [...document.querySelectorAll('[role=status],[aria-live=polite]')]
-    .map(e => (e.textContent || '').replace(/\\s+/g, ' ').trim());
+  const counts = ("""
+    + COUNT_TEXTS_JS
+    + """);
   const same = (a) => a.length === want.length && a.every((l, i) => l.path === want[i]);
   const t0 = performance.now();
   let seen = links();

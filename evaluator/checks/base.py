@@ -21,7 +21,15 @@ from urllib.parse import parse_qs, urlsplit
 from playwright.sync_api import BrowserContext, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 
-from evaluator.browser import SETTLE_TIMEOUT_MS, VIEWPORTS, RequestLog, run_axe, settle
+from evaluator.browser import (
+    READER_TEXT_JS,
+    SETTLE_TIMEOUT_MS,
+    VIEWPORTS,
+    RequestLog,
+    reader_text,
+    run_axe,
+    settle,
+)
 from evaluator.data import VenueData
 from records.evidence.evaluation import Diagnostic
 
@@ -244,18 +252,14 @@ class CheckContext:
         return result
 
     def count_text(self) -> list[str]:
-        """Texts of polite live regions (role=status or aria-live=polite)."""
-        texts: list[str] = self.page.evaluate(
-            "() => [...document.querySelectorAll('[role=status],[aria-live=polite]')]"
-            ".map(e => (e.textContent || '').replace(/\\s+/g, ' ').trim())"
-        )
+        """Texts of polite live regions (role=status or aria-live=polite), as read
+        (`READER_TEXT_JS`; a visually hidden region is still read)."""
+        texts: list[str] = self.page.evaluate(COUNT_TEXTS_JS)
         return texts
 
     def main_text(self) -> str:
-        text: str = self.page.evaluate(
-            "() => (document.querySelector('main') || document.body).innerText"
-        )
-        return text
+        """main's text as a reader reads it (`READER_TEXT_JS`, cut text left out)."""
+        return reader_text(self.page, "main", clip=True)
 
     def overflow(self) -> int:
         value: int = self.page.evaluate(
@@ -336,8 +340,14 @@ WAIT_H1_JS = """
 })
 """
 
-VENUE_LINKS_JS = """
+# Names are read as a reader reads them (`READER_TEXT_JS`): an aria-hidden arrow or a
+# text-transform changes nothing, a name an ellipsis or line-clamp cuts short is not whole.
+VENUE_LINKS_JS = (
+    """
 () => {
+  const read = ("""
+    + READER_TEXT_JS
+    + """);
   const visible = (el) => {
     const s = getComputedStyle(el);
     if (s.visibility === 'hidden' || s.display === 'none') return false;
@@ -350,13 +360,20 @@ VENUE_LINKS_JS = """
     for (const a of h.querySelectorAll('a[href]')) {
       if (!visible(a)) continue;
       const u = new URL(a.href, location.href);
-      out.push({ name: (a.textContent || '').replace(/\\s+/g, ' ').trim(), path: u.pathname,
+      out.push({ name: read(a, true), path: u.pathname,
                  origin: u.origin === location.origin ? 'same' : u.origin });
     }
   }
   return out;
 }
 """
+)
+
+# The polite live regions' texts, as read (a visually hidden region is read too).
+COUNT_TEXTS_JS = (
+    "() => [...document.querySelectorAll('[role=status],[aria-live=polite]')]"
+    ".map(e => (" + READER_TEXT_JS + ")(e, false))"
+)
 
 ACTIVE_JS = """
 () => {

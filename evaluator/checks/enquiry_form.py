@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Request
 
-from evaluator.browser import wait_quiet
+from evaluator.browser import READER_TEXT_JS, reader_text, wait_quiet
 from evaluator.checks._dialog import Fields, find_fields, open_dialog, tomorrow_iso
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
-FIELD_JS = """
+FIELD_JS = (
+    """
 (el) => {
+  const read = ("""
+    + READER_TEXT_JS
+    + """);
   const ids = (el.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean);
   const texts = ids.map(id => {
     const d = document.getElementById(id);
@@ -27,12 +31,22 @@ FIELD_JS = """
     const s = getComputedStyle(d);
     const shown = d.getClientRects().length > 0 && s.visibility !== 'hidden'
       && s.display !== 'none';
-    return { text: (d.textContent || '').replace(/\\s+/g, ' ').trim(), shown };
+    return { text: read(d, false), shown };
   });
   return { invalid: el.getAttribute('aria-invalid'), described: texts,
            focused: el === document.activeElement };
 }
 """
+)
+# Whether an open dialog reads (`READER_TEXT_JS`: text-transform or a drop cap change nothing)
+# "Thank you" and the venue's name.
+THANKS_JS = (
+    "(name) => [...document.querySelectorAll('[role=dialog], dialog[open]')].some(d => {"
+    " const text = (" + READER_TEXT_JS + ")(d, false);"
+    " return text.includes('Thank you') && text.includes(name); })"
+)
+
+FOCUS_WAIT_MS = 3000
 
 
 def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: list[str]) -> None:
@@ -63,8 +77,10 @@ def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: lis
                 f'label="{label}"',
             )
     if first_invalid:
+        # Focus may move in the submit handler, a microtask or a frame later: wait for it to
+        # arrive (a generous ceiling, spent only when it never does).
         loc = dict(fields.in_order())[first_invalid]
-        if not wait_until(ctx.page, lambda: ctx.active_is(loc), 1000):
+        if not wait_until(ctx.page, lambda: ctx.active_is(loc), FOCUS_WAIT_MS):
             ctx.problem(
                 f'{step}: focus moves to the first invalid field "{first_invalid}"',
                 f"focus is on {ctx.active_description()}",
@@ -176,20 +192,16 @@ def run(ctx: CheckContext) -> None:
         fields.submit.click()
         ok = wait_until(
             page,
-            lambda: page.evaluate(
-                "(name) => [...document.querySelectorAll('[role=dialog], dialog[open]')].some(d =>"
-                " d.innerText.includes('Thank you') && d.innerText.includes(name))",
-                venue.name,
-            ),
+            lambda: page.evaluate(THANKS_JS, venue.name),
             2000,
         )
     finally:
         page.remove_listener("request", on_request)
     if not ok:
-        shown = dialog.inner_text()[:200] if dialog.count() else "(dialog gone)"
+        shown = reader_text(dialog)[:200] if dialog.count() else "(dialog gone)"
         ctx.problem(
             f'a valid submission shows "Thank you" and "{venue.name}" inside the dialog',
-            f"dialog text: {' '.join(shown.split())!r}",
+            f"dialog text: {shown!r}",
             "role=dialog",
             critical=True,
         )

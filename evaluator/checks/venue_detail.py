@@ -9,20 +9,28 @@ containing "not found" and an "All venues" link to /venues)."""
 
 from __future__ import annotations
 
+from evaluator.browser import READER_TEXT_JS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS, Venue
 
-PAGE_JS = """
+# What the page says, read as a reader reads it (`READER_TEXT_JS`): the h1s, the facts and main's
+# text, where the facts and description are looked for; main's text leaves out what an
+# overflow-hidden box cuts (a clamped description is not shown in full), the h1s do not (a clipped
+# h1 is long-copy's).
+PAGE_JS = (
+    """
 () => {
-  const norm = (t) => (t || '').replace(/\\s+/g, ' ').trim();
-  const h1s = [...document.querySelectorAll('h1')].map(h => norm(h.textContent));
+  const read = ("""
+    + READER_TEXT_JS
+    + """);
+  const h1s = [...document.querySelectorAll('h1')].map(h => read(h, false));
   const facts = {};
   for (const dl of document.querySelectorAll('dl')) {
     for (const dt of dl.querySelectorAll('dt')) {
       let dd = dt.nextElementSibling;
       while (dd && dd.tagName !== 'DD' && dd.tagName !== 'DT') dd = dd.nextElementSibling;
-      facts[norm(dt.textContent)] = dd && dd.tagName === 'DD' ? norm(dd.textContent) : null;
+      facts[read(dt, false)] = dd && dd.tagName === 'DD' ? read(dd, false) : null;
     }
   }
   const main = document.querySelector('main') || document.body;
@@ -43,9 +51,10 @@ PAGE_JS = """
     natural: i.naturalWidth, alt: i.getAttribute('alt'),
     hasSrc: !!(i.getAttribute('src') || i.currentSrc),
   }));
-  return { h1s, facts, text: norm(main.innerText), imgs };
+  return { h1s, facts, text: read(main, true), imgs };
 }
 """
+)
 
 
 def _norm(text: str) -> str:

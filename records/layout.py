@@ -13,7 +13,7 @@ evidence/
     order.json                        frozen run order of qualified routes
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
       session.json events.jsonl trace.json gateway.jsonl commands.json agent.stderr.log
-      worktree.diff worktree.tar.gz PROGRESS.md [replacement.json]
+      worktree.diff worktree.tar.gz PROGRESS.md [replacement.json] [marker-repair.json]
       evaluation/                     evaluator output: result.json, screenshots/, video.webm,
                                       page-text.json (the DOM text each screenshot shows), ...
       history/<utc-stamp>/evaluation/ an earlier evaluation, kept when the unit is re-evaluated
@@ -224,6 +224,11 @@ class UnitPaths(SessionPaths):
     def running_marker(self) -> Path:
         """Present while a session runs; left behind by a killed runner (crash safety)."""
         return self.root / ".running"
+
+    @property
+    def marker_repair(self) -> Path:
+        """The operator's write-back of a marker that did not validate (harness.marker_repair)."""
+        return self.root / "marker-repair.json"
 
     @property
     def history(self) -> Path:

@@ -10,6 +10,7 @@ from session_support import freeze_demo
 
 from harness.agents.opencode import OpenCodeAgent, edited_paths, opencode_config
 from harness.invalidation import REQUIRED_EVIDENCE, UnitFacts, assess, check_identity
+from harness.marker_repair import RepairRefused, repair_marker
 from harness.preflight import run_preflight
 from harness.session.evidence import new_marker, read_marker, write_marker
 from harness.session.sandbox import FORWARDER, SandboxSpec
@@ -208,3 +209,28 @@ def test_a_real_round_runs_no_unit_under_another_wall_clock_ceiling(tmp_path: Pa
     with pytest.raises(UnitRefused, match="its wall-clock ceiling is 1800 s .* not 90 s"):
         run_unit("round-0", "claude-opus", evidence_dir=tmp_path, wall_clock_seconds=90)
     assert not list(tmp_path.rglob("*"))
+
+
+def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    evidence, paths = _demo_unit_with_marker(monkeypatch, tmp_path)
+    paths.gateway.unlink()
+    shutil.copy(REFERENCE, paths.events)  # the first session's events (a real OpenCode log)
+    paths.running_marker.write_text("{")  # unparsable
+    with pytest.raises(UnitRefused):
+        run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+    with pytest.raises(RepairRefused, match="a reason is required"):
+        repair_marker("demo", "strong-builder-r1", " ", evidence_dir=evidence)
+    repair = repair_marker(
+        "demo", "strong-builder-r1", "the host rebooted", evidence_dir=evidence
+    )
+    assert repair.kept_as and (paths.root / repair.kept_as).read_text() == "{"
+    assert "unreadable running marker" in repair.problem and repair.scratch is None
+    with pytest.raises(RepairRefused, match="written back once already"):
+        repair_marker("demo", "strong-builder-r1", "again", evidence_dir=evidence)
+    record = run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.validity, record.failure_class) == (
+        "crashed", "invalid", "harness")  # fmt: skip
+    assert "marker-repair.json" in record.evidence_files and not paths.running_marker.exists()
+    assert record.steps == 0 and record.started_at == repair.started_at_estimate

@@ -56,10 +56,11 @@ def _what_to_do(unit: str) -> str:
     return (
         f"A session of unit {unit!r} began here and may still be running or may have died "
         "mid-session; another would spend money again and append to its logs, so none was "
-        f"started. Check that no runner of {unit!r} is alive (ps -ef | grep {unit}), then write "
-        "the marker back (JSON with the fields of RunningMarker in records/evidence/session.py; "
-        f"the dead run's scratch folder is $SITEOS_SCRATCH/siteos-units/{unit}-*, by default "
-        "under /tmp) so that the next run records the unit as a harness failure. Never delete it."
+        f"started. Check that no runner of {unit!r} is alive (ps -ef | grep {unit}; a doit "
+        "still running this round), then write the marker back with `python -m "
+        f"harness.marker_repair {unit} --round <round> --reason '<how you know>' --runner-dead` "
+        "(it keeps this file and records the repair) so that the next run records the unit as "
+        "a harness failure. Never delete it."
     )
 
 

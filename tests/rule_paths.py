@@ -192,6 +192,7 @@ FINDERS: dict[str, Finder] = {
     "scored-and-ranked": lambda ev: _keys(ev.rows(status="ranked")),
     "step-ceiling": _stop("step_ceiling"),
     "budget-ceiling": _stop("budget_ceiling"),
+    "resource-limit": _stop("resource_limit"),
     "gate-install-build": _gate("install-build"),
     "gate-core-journey": _gate("core-journey"),
     "gate-horizontal-overflow": _gate("horizontal-overflow"),

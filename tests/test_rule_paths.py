@@ -13,6 +13,7 @@ from rule_paths import FINDERS, METHODOLOGY, Evidence, table, unexercised
 from scoring_support import make_round, make_unit, result, session
 
 from harness.replacement import create_replacement
+from publish import views
 from records.inputs import load_cohort, load_round
 from records.layout import REPO_ROOT
 from scoring.codes import load_codes
@@ -134,3 +135,34 @@ def test_within_three_of_fifth_finder(tmp_path: Path) -> None:
         )
     score_context(ctx)
     assert FINDERS["within-three-of-fifth"](Evidence.load("test", tmp_path)) == set()
+
+
+def test_a_resource_limit_stop_is_scored_and_disclosed(tmp_path: Path) -> None:
+    """Issue 29 (4): a sandbox limit kill is its own stop status, scored with it disclosed on the
+    leaderboard row and the site's badge, with no completion or clean-exit points."""
+    ctx = make_round(tmp_path)
+    limit = "nproc: `opencode run` exceeded the process limit (1024 processes and threads)"
+    record = session(
+        "process-storm", stop_status="resource_limit", exit_code=-9, failure_class="model",
+        resource_limit=limit, attribution="resource-limit",
+    )  # fmt: skip
+    make_unit(ctx, "process-storm", record, evaluation=result())
+    make_unit(ctx, "strong-builder", evaluation=result())
+    board = score_context(ctx)
+    row = next(r for r in board.units if r.unit == "process-storm-r1")
+    assert (row.status, row.stop_status) == ("ranked", "resource_limit")
+    assert row.breakdown is not None
+    points = {c.name: c.points for c in row.breakdown.efficiency.components}
+    assert (points["completion"], points["clean_exit"]) == (0, 0)
+    assert FINDERS["resource-limit"](Evidence.load("test", tmp_path)) == {"process-storm"}
+    shown = views.Row(
+        unit=row.unit, model_key=row.model_key, display_name="", company="", route=row.route,
+        code=None, status=row.status, total=row.total, raw_total=row.raw_total, breakdown={},
+        capped=False, provisional=False, eligible=True, advances=False, rank=row.rank,
+        elapsed_seconds=row.elapsed_seconds, cost_usd=row.cost_usd, tokens=None,
+        stop_status=row.stop_status, validity=row.validity, invalid_reasons=[],
+        failure_class=row.failure_class, explanations=[],
+    )  # fmt: skip
+    badge = next(b for b in views.badges(shown) if b.tone == "warn")
+    assert (badge.label, badge.title) == (
+        "stopped at a sandbox limit", "the work at the limit was scored")  # fmt: skip

@@ -25,6 +25,7 @@ from records.evidence.round import PreflightRecord
 from records.io import read_record, write_record
 from records.layout import round_paths
 from records.tools import OPENCODE
+from scoring.efficiency import score_efficiency
 
 pytestmark = [
     pytest.mark.opencode,
@@ -55,6 +56,22 @@ def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
     assert 90 <= record.elapsed_seconds < 120 and record.steps >= 1
     diff = round_paths("demo", evidence).unit("slow-lite-r2").diff.read_text()
     assert "+working" in diff  # the work up to the ceiling is kept
+
+
+def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
+    """Issue 29 (4): the host stopping the sandbox at its process limit was recorded as
+    `completed`, failure class model, 2 completion points, disclosed nowhere."""
+    record = run_unit("demo", "process-storm", evidence_dir=evidence, check_order=False)
+    assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
+        "resource_limit", "valid", "model", "resource-limit")  # fmt: skip
+    assert record.resource_limit and record.resource_limit.startswith("nproc: ")
+    assert "process limit (1024 processes and threads" in record.resource_limit
+    assert record.failure_detail.startswith("stopped at a sandbox limit: nproc: ")
+    assert record.elapsed_seconds < 120 and record.steps == 1
+    efficiency = {c.name: c.points for c in score_efficiency(record).components}
+    assert (efficiency["completion"], efficiency["clean_exit"]) == (0, 0)
+    stderr = round_paths("demo", evidence).unit("process-storm-r1").agent_stderr.read_text()
+    assert "sandbox: `" in stderr and "exceeded the process limit" in stderr
 
 
 def test_contradicting_identity_invalidates(evidence: Path) -> None:

@@ -182,3 +182,35 @@ def test_bench_load_compares_verdicts_not_timings() -> None:
         "mutant-axe"
     ]
     assert bench.compare(quiet, bench.Run("loaded", {}, 1.0, 1.0)) == ["mutant-axe"]
+
+
+def test_the_calibration_page_shows_variants_beside_mutants_with_their_expectation(
+    tmp_path: Path,
+) -> None:
+    from publish.render import render_docs
+    from publish.sources import load_round_evidence
+
+    (tmp_path / "demo").mkdir()
+    common = {"description": "d", "expected_failed_checks": [], "actual_failed_checks": [],
+              "gates_failed": [], "match": True}  # fmt: skip
+    rows = [
+        ControlRow(control="reference", kind="reference", check=None, expected_score=60,
+                   actual_score=60, **common),  # type: ignore[arg-type]
+        ControlRow(control="variant-native-dialog", kind="variant", check=None,
+                   expected_score=60, actual_score=60, **common),  # type: ignore[arg-type]
+        ControlRow(control="mutant-axe", kind="mutant", check="axe", expected_score=57,
+                   actual_score=57, **common),  # type: ignore[arg-type]
+    ]  # fmt: skip
+    write_json(tmp_path / "controls.json", [r.model_dump() for r in rows])
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(load_round_evidence("demo", tmp_path), docs)
+    page = (docs / "calibration.md").read_text()
+    assert (
+        "3 of 3 controls match their expectation: 2 of the 2 that must pass (the reference and "
+        "1 legal variant) and 1 of the 1 mutant that must lose exactly their check." in page
+    )
+    variant = page[page.index("<code>variant-native-dialog</code>") :]
+    assert variant.index("legal variant") < variant.index("must pass: 60/60, no gate")
+    mutant = page[page.index("<code>mutant-axe</code>") :]
+    assert "must lose exactly its check" in mutant.split("</tr>")[0]

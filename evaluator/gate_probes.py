@@ -6,6 +6,7 @@ from playwright.sync_api import Locator
 
 from evaluator.browser import READER_TEXT_JS
 from evaluator.checks._dialog import ENQUIRE, dialog_open, find_fields, tomorrow_iso
+from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 
 
@@ -48,7 +49,7 @@ def keyboard_enquiry(ctx: CheckContext) -> str | None:
     if not _tab_to(ctx, button.first, 80):
         return f'"{ENQUIRE}" cannot be reached with Tab from the top of {venue.path}'
     page.keyboard.press("Enter")
-    if not wait_until(page, lambda: dialog_open(ctx), 2000):
+    if not wait_until(page, lambda: dialog_open(ctx), REACTION_MS):
         return f'pressing Enter on "{ENQUIRE}" does not open the dialog'
     ctx.settle()
     dialog = page.get_by_role("dialog").first
@@ -84,7 +85,7 @@ def keyboard_enquiry(ctx: CheckContext) -> str | None:
             "() => [...document.querySelectorAll('[role=dialog], dialog[open]')]"
             ".some(d => (" + READER_TEXT_JS + ")(d, false).includes('Thank you'))"
         ),
-        2000,
+        REACTION_MS,
     )
     if not ok:
         return 'submitting with Enter on "Send enquiry" shows no "Thank you" message'

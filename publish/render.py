@@ -103,6 +103,7 @@ class UnitPage:
     step_logs: dict[str, str] = field(default_factory=dict)
     prev: Row | None = None
     next: Row | None = None
+    media_withheld: str = ""  # why no screenshot or video is shown (a sealed round)
 
     @property
     def transcript(self) -> str:
@@ -278,12 +279,34 @@ def _agent_start_ms(unit: UnitEvidence) -> int | None:
     return min(start, first) if first is not None else start
 
 
-def unit_page(row: Row, unit: UnitEvidence, media: MediaStore, published: Published) -> UnitPage:
-    """Store a unit's media, publish its evidence files and describe its page."""
+MEDIA_SEALED = (
+    "Screenshots and the interaction video are not shown while the round's reviews are sealed: "
+    "beside the model's name they would tell the blind reviewers which packet is whose. They "
+    "appear once every review is in or the operator unseals the code map."
+)
+
+
+def media_sealed(board: object | None) -> bool:
+    """Unit media stay off the site until the code map is unsealed (no leaderboard yet: sealed;
+    a leaderboard written before the code map existed: not)."""
+    if board is None:
+        return True
+    code_map = getattr(board, "code_map", None)
+    return bool(code_map is not None and code_map.sealed)
+
+
+def unit_page(
+    row: Row, unit: UnitEvidence, media: MediaStore, published: Published, sealed: bool = False
+) -> UnitPage:
+    """Store a unit's media (none while the round is sealed), publish its evidence files and
+    describe its page."""
     page = UnitPage(row=row, evidence=unit, cells=_cells(unit))
     page.entries = unit.transcript.entries
     page.origin_ms = _agent_start_ms(unit)
-    _shots(page, unit, media)
+    if sealed:
+        page.media_withheld = MEDIA_SEALED
+    else:
+        _shots(page, unit, media)
     page.exchanges = read_exchanges(unit.paths.gateway)
     rel = f"units/{unit.unit}"
     for label, name in (
@@ -387,7 +410,8 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         row.has_page = row.unit in evidence.units
     for name in names:
         published.transcripts[name] = f"units/{name}-transcript.html"
-    pages = [unit_page(by_unit[n], evidence.units[n], media, published) for n in names]
+    sealed = media_sealed(board)
+    pages = [unit_page(by_unit[n], evidence.units[n], media, published, sealed) for n in names]
     for index, page in enumerate(pages):
         page.prev = pages[index - 1].row if index > 0 else None
         page.next = pages[index + 1].row if index + 1 < len(pages) else None

@@ -20,6 +20,7 @@ evidence/
     private/                          the operator's only: never in packets or on the site
       code-secret.json codes.json     the code secret (OS randomness) and the code -> unit map
       packet-report.json              per packet: what was redacted where, media showing identity
+      media-decisions.json            the operator's approvals/redactions of such media
     codes.json                        legacy (schema 1) codes drawn from the public seed
     packets/<code>/                   blind review packet per candidate (index.html: review page)
     packets/bundles/<reviewer>.zip    one reviewer's packets in a shuffled order
@@ -316,6 +317,11 @@ class RoundPaths:
     @property
     def packet_report(self) -> Path:
         return self.private_dir / "packet-report.json"
+
+    @property
+    def media_decisions(self) -> Path:
+        """The operator's approvals and redactions of packets whose media show identity."""
+        return self.private_dir / "media-decisions.json"
 
     @property
     def unsealing(self) -> Path:

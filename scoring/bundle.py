@@ -4,8 +4,9 @@
 button that collects the rows the packet pages exported into the reviewer's sheet),
 `<reviewer>/<reviewer>.csv` (a blank sheet in the same order) and `<reviewer>/NN-<code>/` (the
 packets). The order comes from HMAC(code secret, reviewer): different per reviewer, stable for a
-reviewer, and not derivable without the private secret. Entries carry a fixed timestamp, so the
-zip reveals no build or run order.
+reviewer, and not derivable without the private secret. A packet whose screenshots or video show
+an identity is left out until the operator approves or redacts its media (`scoring/blinding.py`).
+Entries carry a fixed timestamp, so the zip reveals no build or run order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from records.evidence.scoring import PacketIndex
 from records.io import RecordError, read_record
+from scoring.blinding import withheld
 from scoring.codes import load_secret
 from scoring.evidence import RoundContext
 from scoring.review_page import render_bundle_page
@@ -48,7 +50,9 @@ def write_bundle(ctx: RoundContext, reviewer: str) -> Path:
     if not index_path.exists():
         raise RecordError(f"{index_path}: no packets yet; run `python -m scoring packets` first")
     index = read_record(index_path, PacketIndex)
-    order = reviewer_order(load_secret(ctx.paths, ctx.round_id), reviewer, index.codes)
+    held = withheld(ctx.paths, ctx.round_id)  # media showing identity, not yet decided on
+    cleared = [code for code in index.codes if code not in held]
+    order = reviewer_order(load_secret(ctx.paths, ctx.round_id), reviewer, cleared)
     width = len(str(len(order)))
     folders = [(f"{n:0{width}d}-{code}", code) for n, code in enumerate(order, start=1)]
     target = ctx.paths.bundles_dir / f"{reviewer}.zip"

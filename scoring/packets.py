@@ -17,7 +17,10 @@ Identity (anonymise.py's pattern list) is handled by where it comes from:
 - the project's own text (README, page, sheet, file names): any identity string left after
   redaction is a harness leak and fails the stage (`LeakError`). A self-signature never does.
 
-`python -m scoring.packets bundle --reviewer R --round ROUND` writes `packets/bundles/R.zip`.
+`python -m scoring.packets bundle --reviewer R --round ROUND` writes `packets/bundles/R.zip`
+without the packets whose media show identity and have no current operator decision
+(`scoring/blinding.py`); `python -m scoring.packets decide --round ROUND --code C --decision
+approved|redacted --reason "..."` records one in `private/media-decisions.json`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 from records.evidence.blind import PacketFlag, PacketReport, PacketReportEntry, Redaction
 from records.evidence.scoring import CodesRecord, PacketEntry, PacketIndex
 from records.io import RecordError, atomic_write_text, write_record
+from records.layout import EVIDENCE_DIR, round_paths
 from records.rubric import REVIEW_CRITERIA, REVIEW_RANGES
 from scoring.anonymise import (
     LeakError,
@@ -41,6 +45,7 @@ from scoring.anonymise import (
     redact_diff,
     scrub,
 )
+from scoring.blinding import media_sha256
 from scoring.codes import assign_codes
 from scoring.evidence import RoundContext, UnitEvidence, load_context, load_unit, unit_ids
 from scoring.page_scan import load_page_text, page_hits
@@ -177,6 +182,7 @@ def write_packet(
     atomic_write_text(target / "review-sheet.csv", f"{header}\n{code},,,\n")
     page = render_page(code, shots, "video.webm" if video else None, diff, progress, missing)
     atomic_write_text(target / "index.html", page)
+    report.media_sha256 = media_sha256(target)  # a redaction must change these bytes
     return report
 
 
@@ -196,9 +202,7 @@ def packet_identities(ctx: RoundContext, units: list[UnitEvidence]) -> list[str]
     the names each unit's agent adapter gave for itself (its trace's `identity`)."""
     observed: list[str] = []
     for unit in units:
-        if unit.session is not None:  # units without a readable record have no packet
-            identity = unit.session.identity
-            observed += identity.observed_models + identity.observed_providers
+        observed += unit.session.identity.observed_models + unit.session.identity.observed_providers
         observed += unit.trace.identity.names if unit.trace is not None else []
     return identity_strings(ctx.cohort, observed)
 
@@ -216,7 +220,8 @@ def _flag_summary(entry: PacketReportEntry) -> str:
     labels: dict[PacketFlag, str] = {
         "text_redacted": f"{len(entry.redactions)} redaction(s) in its text",
         "media_shows_identity": f"{len(entry.media_showing_identity)} screenshot(s)/video show "
-        f"identity ({', '.join(sorted({h.found for h in entry.page_hits}))})",
+        f"identity ({', '.join(sorted({h.found for h in entry.page_hits}))}): withheld from "
+        "reviewer bundles until approved or redacted (python -m scoring.packets decide)",
         "page_text_missing": "no page-text record: look at its screenshots and video",
     }
     return f"packet {entry.code}: " + "; ".join(labels[f] for f in entry.flags)
@@ -273,6 +278,8 @@ def build_round_packets(ctx: RoundContext) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from scoring.blinding import decide as decide_media
+    from scoring.blinding import withheld
     from scoring.bundle import write_bundle
 
     parser = argparse.ArgumentParser(prog="python -m scoring.packets")
@@ -281,9 +288,28 @@ def main(argv: list[str] | None = None) -> int:
     bundle.add_argument("--reviewer", required=True)
     bundle.add_argument("--round", required=True, dest="round_id")
     bundle.add_argument("--evidence-dir", type=Path, default=None)
+    decide = sub.add_parser(
+        "decide", help="approve or record the redaction of a packet whose media show identity"
+    )
+    decide.add_argument("--round", required=True, dest="round_id")
+    decide.add_argument("--code", required=True)
+    decide.add_argument("--decision", required=True, choices=("approved", "redacted"))
+    decide.add_argument("--reason", required=True)
+    decide.add_argument("--by", default="")
+    decide.add_argument("--evidence-dir", type=Path, default=None)
     args = parser.parse_args(argv)
     try:
-        print(write_bundle(load_context(args.round_id, args.evidence_dir), args.reviewer))
+        if args.command == "decide":  # needs the round's evidence only, not its inputs
+            paths = round_paths(args.round_id, args.evidence_dir or EVIDENCE_DIR)
+            made = decide_media(paths, args.round_id, args.code, args.decision, args.reason,
+                                args.by)  # fmt: skip
+            print(f"packet {made.code}: {made.decision} by {made.by} ({paths.media_decisions})")
+            return 0
+        ctx = load_context(args.round_id, args.evidence_dir)
+        target = write_bundle(ctx, args.reviewer)
+        for code, why in withheld(ctx.paths, ctx.round_id).items():
+            print(f"withheld from {target.name}: packet {code}: {why}", file=sys.stderr)
+        print(target)
     except (RecordError, LeakError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

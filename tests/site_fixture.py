@@ -8,7 +8,8 @@ session, a copy of a finished round's evidence and controls:
   sessions against the project's simulator, real evaluations in Chromium, the controls, the
   packets and scoring stages).
 Either way one reviewer sheet (human input, in the documented CSV format) reviews the first
-packet's code and the scoring stage re-scores, so the site shows reviewed and pending rows.
+packet's code and the operator unseals the code map (the scoring stage re-scores), so the site
+shows reviewed and pending rows and every unit's media.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from records.evidence.scoring import Leaderboard, ModelLeaderboard, PacketIndex
 from records.io import read_record, write_record
 from records.layout import round_paths
 from scoring.aggregate import aggregate_round
-from scoring.pipeline import score_round
+from scoring.pipeline import unseal_round
 
 _BUILT: dict[Path, tuple[str, Path]] = {}
 
@@ -43,7 +44,9 @@ def review_first_packet(round_id: str, evidence: Path) -> str | None:
         (paths.reviews_dir / f"{reviewer}.csv").write_text(
             f"code,visual,code_quality,notes\n{code},{visual},{quality},clear hierarchy\n"
         )
-    score_round(round_id, evidence)
+    # the operator's unsealing (its own writer): while the code map is sealed the site shows no
+    # unit media beside model names, and these tests look at the media of reviewed and pending rows
+    unseal_round(round_id, "site tests: every unit's media on its page", "site tests", evidence)
     return code
 
 

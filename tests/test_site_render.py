@@ -311,7 +311,8 @@ def test_absent_optional_files_are_tolerated(evidence: tuple[str, Path], tmp_pat
     assert "Scoring has not run yet" in text(site, "leaderboard.html")
     assert "No controls evidence" in text(site, "calibration.html")
     unit = evaluated(paths.units_dir)[0].name
-    assert "No interaction video" in text(site, f"units/{unit}.html")
+    page = text(site, f"units/{unit}.html")  # no leaderboard: no code map unsealed, no media
+    assert "not shown while the round's reviews are sealed" in page and "<video" not in page
 
 
 def evaluated(units: Path) -> list[Path]:

@@ -119,6 +119,9 @@ class PacketReportEntry(Record):
         default_factory=list,
         description="packet files (screenshots, video.webm) the operator must look at and decide",
     )
+    media_sha256: str | None = Field(
+        default=None, description="the packet's screenshots and video as the packet stage wrote"
+    )
 
 
 class PacketReport(Record):
@@ -132,6 +135,37 @@ class PacketReport(Record):
     @property
     def flagged(self) -> list[PacketReportEntry]:
         return [p for p in self.packets if p.flags]
+
+
+MediaVerdict = Literal["approved", "redacted"]
+
+
+class MediaDecision(Record):
+    """The operator's decision on a packet whose screenshots or video show an identity."""
+
+    code: str
+    decision: MediaVerdict = Field(
+        description="approved: looked at, may go to reviewers as it is; redacted: the operator "
+        "replaced the flagged media in packets/<code>/ with redacted copies"
+    )
+    reason: str = Field(min_length=1)
+    by: str = Field(min_length=1)
+    decided_at: str
+    media_sha256: str = Field(
+        description="the packet's screenshots and video.webm as decided on: a rebuilt packet "
+        "whose media differ is withheld again until a new decision"
+    )
+
+
+class MediaDecisions(Record):
+    """`private/media-decisions.json`: every decision, in the order made (the last one counts)."""
+
+    schema_version: int = 1
+    round_id: str
+    decisions: list[MediaDecision] = Field(default_factory=list)
+
+    def latest(self, code: str) -> MediaDecision | None:
+        return next((d for d in reversed(self.decisions) if d.code == code), None)
 
 
 class Unsealing(Record):

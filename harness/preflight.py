@@ -23,6 +23,7 @@ from harness.catalogue.check import check_candidate
 from harness.catalogue.live import catalogue_from_client
 from harness.gateway.client import OpenRouterClient
 from harness.invalidation import check_identity
+from harness.preconditions import require_preconditions
 from harness.session.evidence import now_iso, remove_scratch, save_trace
 from harness.session.run import run_session
 from harness.session.sandbox import isolation_for, require_isolation
@@ -191,6 +192,7 @@ def run_preflight(
     reason_class: NotTestableClass | None = None
     reason = ""
     with round_gateway(settings) as upstream:
+        require_preconditions(round_id, evidence_dir)  # probes spend: key check, calibration
         catalogue = check_catalogue(upstream, candidate)
         if not catalogue.passed:
             reason_class, reason = "catalogue", catalogue.detail

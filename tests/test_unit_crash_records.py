@@ -20,6 +20,8 @@ import pytest
 from session_support import freeze_demo, pass_preconditions
 
 from evaluator.unit_evaluation import ArchiveMismatch, check_archive, evaluate_unit
+from harness.preconditions import PreconditionFailed
+from harness.preflight import run_preflight
 from harness.replacement import create_replacement
 from harness.session.sandbox import bwrap_available, isolation_for
 from harness.spend import check_spend
@@ -157,3 +159,16 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
     with pytest.raises(UnitRefused, match="calibration did not pass .*31/60"):
         run_unit("demo", "idle", evidence_dir=ev, check_order=False)
     assert not unit_dir.exists()  # nothing started, nothing spent
+
+
+def test_the_preflight_probes_refuse_without_a_passing_key_check_and_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ev = tmp_path / "evidence"
+    freeze_demo(ev, monkeypatch.setattr)
+    with pytest.raises(PreconditionFailed, match=r"key-check\.json is missing"):
+        run_preflight("demo", "idle", evidence_dir=ev)
+    check_spend("demo", ev)
+    with pytest.raises(PreconditionFailed, match=r"calibration\.json is missing"):
+        run_preflight("demo", "idle", evidence_dir=ev)
+    assert not round_paths("demo", ev).preflight_dir.exists()  # no probe ran, nothing spent

@@ -130,8 +130,8 @@ def load_unit(paths: RoundPaths, unit: str) -> UnitEvidence:
     else:
         try:
             session = read_record(unit_paths.session, SessionRecord)
-        except RecordError as exc:
-            session_error = f"unreadable ({exc})"
+        except RecordError as exc:  # the file is named by the caller, relative to the round
+            session_error = "unreadable: " + str(exc).removeprefix(f"{unit_paths.session}: ")
     result: EvaluationResult | None = None
     error: str | None = None
     if unit_paths.result.exists():

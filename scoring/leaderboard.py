@@ -165,8 +165,12 @@ def _supersede(ctx: RoundContext, row: LeaderboardRow, by: str) -> LeaderboardRo
     """The row of a replaced unit: kept with its own status and reasons, never scored."""
     ran = ctx.paths.unit(by).session.exists()
     label = f"superseded by {by}" + ("" if ran else " (documented replacement, not run yet)")
-    row.own_status, row.status, row.superseded_by = row.status, "superseded", by
-    row.status_reasons = [f"{label}: the replacement holds this model's place", *row.status_reasons]
+    own = row.status
+    row.own_status, row.status, row.superseded_by = own, "superseded", by
+    row.status_reasons = [
+        f"{label}: the replacement holds this model's place (own status: {own})",
+        *row.status_reasons,
+    ]
     row.advancement = Advancement(advanced=False, reason=f"not ranked: {label}")
     return row
 

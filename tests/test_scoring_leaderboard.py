@@ -314,7 +314,10 @@ def test_a_replaced_unit_is_superseded_one_model_holds_one_place(tmp_path: Path)
     )  # fmt: skip
     assert old.rank is None and old.total is None and not old.eligible
     assert not old.advancement.advanced and not old.advancement.projected
-    assert old.status_reasons[0].startswith("superseded by strong-builder-r1-x1")
+    assert old.status_reasons[0] == (
+        "superseded by strong-builder-r1-x1: the replacement holds this model's place "
+        "(own status: ranked)"
+    )
     new = rows["strong-builder-r1-x1"]
     assert (new.status, new.rank, new.replacement_of) == ("ranked", 1, original)
     ranked = [r for r in board.units if r.rank is not None]
@@ -372,7 +375,10 @@ def test_missing_or_unreadable_evidence_stays_on_the_board(tmp_path: Path) -> No
         assert row.status_reasons[0].startswith(f"required evidence missing: {file}")
     assert rows[gone].status_reasons == [f"required evidence missing: units/{gone}/session.json "
                                          "(missing)"]  # fmt: skip
-    assert "not valid JSON" in rows[corrupt].status_reasons[0]
+    assert rows[corrupt].status_reasons[0].startswith(
+        f"required evidence missing: units/{corrupt}/session.json (unreadable: not valid JSON"
+    )
+    assert str(tmp_path) not in rows[corrupt].status_reasons[0]  # no local path on the board
     assert (rows[gone].model_key, rows[gone].display_name) == (
         "strong-builder",
         "Northwind Builder 1",

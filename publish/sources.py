@@ -2,9 +2,9 @@
 
 Optional files (no leaderboard yet, no reviews, no video) are simply absent from the result;
 a file that exists but is malformed raises `RecordError` naming the file and the field, except a
-unit's session.json and result.json: those are read as absent and the error kept
-(`UnitEvidence.unreadable`), so the unit stays on the site as the leaderboard lists it (invalid,
-evidence missing; evaluation failed) instead of failing the whole site.
+unit's session.json and result.json: those are read as absent, so the unit stays on the site as
+the leaderboard lists it (invalid, evidence missing with the file named; evaluation failed)
+instead of failing the whole site.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ class UnitEvidence:
     result: EvaluationResult | None
     transcript: Transcript
     replacement: ReplacementRecord | None
-    unreadable: tuple[str, ...] = ()  # the unit's session/result files that did not validate
 
     @property
     def model_key(self) -> str:
@@ -79,22 +78,20 @@ def load_controls(path: Path) -> list[ControlRow] | None:
         raise RecordError(describe_validation_error(path, exc)) from exc
 
 
-def _tolerant(path: Path, model: type[M], errors: list[str]) -> M | None:
-    """The record at `path`; None when absent, or when unreadable (the error is kept)."""
+def _tolerant(path: Path, model: type[M]) -> M | None:
+    """The record at `path`; None when absent or unreadable (the leaderboard names the file)."""
     if not path.exists():
         return None
     try:
         return read_record(path, model)
-    except RecordError as exc:
-        errors.append(str(exc))
+    except RecordError:
         return None
 
 
 def load_unit(paths: UnitPaths) -> UnitEvidence:
     replacement = paths.replacement
-    errors: list[str] = []
-    session = _tolerant(paths.session, SessionRecord, errors)
-    result = _tolerant(paths.result, EvaluationResult, errors)
+    session = _tolerant(paths.session, SessionRecord)
+    result = _tolerant(paths.result, EvaluationResult)
     return UnitEvidence(
         unit=paths.root.name,
         paths=paths,
@@ -102,7 +99,6 @@ def load_unit(paths: UnitPaths) -> UnitEvidence:
         result=result,
         transcript=read_transcript(paths.events),
         replacement=read_record(replacement, ReplacementRecord) if replacement.exists() else None,
-        unreadable=tuple(errors),
     )
 
 

@@ -202,7 +202,9 @@ def packet_identities(ctx: RoundContext, units: list[UnitEvidence]) -> list[str]
     the names each unit's agent adapter gave for itself (its trace's `identity`)."""
     observed: list[str] = []
     for unit in units:
-        observed += unit.session.identity.observed_models + unit.session.identity.observed_providers
+        if unit.session is not None:  # units without a readable record have no packet
+            identity = unit.session.identity
+            observed += identity.observed_models + identity.observed_providers
         observed += unit.trace.identity.names if unit.trace is not None else []
     return identity_strings(ctx.cohort, observed)
 

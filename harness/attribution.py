@@ -10,7 +10,9 @@ with its stop status disclosed; provider outages and harness failures are report
 model failures and may get one documented replacement. So a ceiling stop is scored whatever
 transient provider errors the agent survived; a provider outage is one that *ended* the session
 (the runner's outage stop, a stall past the outage window, or no healthy completion at all).
-Errors the model's own conversation causes (context length, refusal, moderation) are the model's;
+Errors the model's own conversation causes (context length, refusal, moderation) are the model's,
+except a context-length or moderation rejection before any answer was delivered: then the only
+input was our task prompt, so it is the harness's (the route cannot take the task);
 a provider's malformed stream is the provider's; our key, credits or request are the harness's.
 A sandbox limit kill (`resource_limit`) is the model's own doing: scored, disclosed.
 
@@ -33,6 +35,8 @@ PROVIDER_ERRORS = frozenset({
     ErrorClass.PROVIDER_STALL,
 })  # fmt: skip
 MODEL_ERRORS = frozenset({ErrorClass.CONTEXT_LENGTH, ErrorClass.REFUSAL, ErrorClass.MODERATION})
+# Model errors that, before any answer was delivered, can only concern our own prompt.
+INPUT_ERRORS = frozenset({ErrorClass.CONTEXT_LENGTH, ErrorClass.MODERATION})
 HARNESS_ERRORS = frozenset(
     {ErrorClass.AUTH, ErrorClass.CREDITS, ErrorClass.BAD_REQUEST, ErrorClass.NOT_FOUND}
 )
@@ -143,6 +147,11 @@ TABLE: tuple[Row, ...] = (
         "request answered", "provider (nothing was ever delivered)", OUTAGE,
         lambda f: bool(f.errors(PROVIDER_ERRORS)) and f.healthy <= 0,
         lambda f: f"upstream errors and no healthy completion: {f.gateway.error_classes}"),
+    Row("input-rejected", ANY_STOP - {"resource_limit"}, "context_length or moderation, and no "
+        "request answered", "harness (only our prompt was in the conversation)", HARNESS,
+        lambda f: bool(f.errors(INPUT_ERRORS)) and f.healthy <= 0,
+        lambda f: f"the route rejected the task prompt itself before any answer: "
+        f"{f.errors(INPUT_ERRORS)}"),
     Row("no-model-request", ANY_STOP - {"resource_limit"}, "no chat request at all", "harness "
         "(the agent never reached the model)", HARNESS, lambda f: f.gateway.chat_requests == 0,
         lambda f: "the agent made no model request"),

@@ -66,6 +66,8 @@ EXAMPLES: dict[str, list[UnitFacts]] = {
     "provider-stall": [facts("time_ceiling", gw(errors={"provider_stall": 1}, stalls=1))],
     "no-healthy-completion": [facts(gateway=gw(3, {"upstream_5xx": 3})),
                               facts("time_ceiling", gw(2, {"connection": 2}))],
+    "input-rejected": [facts(gateway=gw(1, {"moderation": 1}), exit_code=1),
+                       facts("time_ceiling", gw(2, {"context_length": 2}))],
     "no-model-request": [facts(gateway=GatewaySummary())],
     "ceiling": [facts("step_ceiling", gw(41, {"rate_limit": 1}), exit_code=-15),
                 facts("time_ceiling", gw(errors={"midstream_error": 1, "upstream_5xx": 2})),
@@ -75,6 +77,7 @@ EXAMPLES: dict[str, list[UnitFacts]] = {
     "resource-limit": [facts("resource_limit", exit_code=-9, limit_message="nproc: stopped"),
                        facts("resource_limit", gw(errors={"upstream_5xx": 1}), exit_code=137)],
     "model-error": [facts(gateway=gw(errors={"context_length": 1}), exit_code=1),
+                    facts(gateway=gw(1, {"refusal": 1}), exit_code=1),  # it refused the task
                     facts(gateway=gw(errors={"refusal": 1})),
                     facts(gateway=gw(errors={"moderation": 1, "rate_limit": 1}))],
     "agent-failed": [facts(exit_code=1), facts(agent_errors=["tool failed"])],

@@ -214,11 +214,11 @@ def crash_isolation(marker: RunningMarker) -> Isolation:
 
 def _recover(run: _UnitRun, marker: RunningMarker, replacing: str | None) -> SessionRecord:
     """The runner died mid-session: record a harness failure with the evidence that exists."""
+    elapsed = elapsed_until_crash(run.paths, marker)  # before anything here writes to scratch
     end_leftovers(marker)
     worktree = Path(marker.worktree)
     save_worktree_evidence(run.paths, worktree, marker.base_commit)
     save_trace(run.paths, run.agent.read_trace(run.paths.events))
-    elapsed = elapsed_until_crash(run.paths, marker)
     record = _record(
         run, marker=marker, stop="crashed", exit_code=None,
         elapsed=elapsed, isolation=crash_isolation(marker),

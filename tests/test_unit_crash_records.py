@@ -125,8 +125,12 @@ def test_a_crash_records_what_was_measured_and_a_crashed_replacement_keeps_its_o
 def test_session_json_holds_the_archive_hash_and_the_evaluator_refuses_another_archive(
     evidence: Path, tmp_path: Path
 ) -> None:
+    began = time.time()
     kill_runner_at(evidence, tmp_path, "session", repetition=2)
+    killed = time.time()
+    time.sleep(3.0)  # the next doit comes later: its own writes are not the session's
     record = run_unit("demo", "idle", 2, evidence_dir=evidence, check_order=False)
+    assert 0.0 < record.elapsed_seconds <= killed - began + 1.0  # start_at has whole seconds
     paths = round_paths("demo", evidence).unit("idle-r2")
     assert read_record(paths.session, SessionRecord).schema_version >= 3  # the archive hash
     assert record.worktree_archive_sha256 == file_sha256(paths.archive)

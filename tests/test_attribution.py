@@ -7,6 +7,7 @@ the row walk through `UnitFacts` as the runner builds them."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,13 @@ from harness.gateway.proxy import RecordingProxy
 from harness.gateway.simulator import Simulator
 from harness.invalidation import REQUIRED_EVIDENCE, assess, check_identity
 from harness.replacement import REPLACEABLE
-from records.evidence.gateway import ErrorClass, GatewayPolicy, GatewaySummary, summarize
+from records.evidence.gateway import (
+    ErrorClass,
+    GatewayPolicy,
+    GatewaySummary,
+    read_exchanges,
+    summarize,
+)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "scoring.md"
 KEY = "sk-or-v1-FAKEKEY-attribution"
@@ -203,13 +210,21 @@ def sim() -> Iterator[Simulator]:
 
 
 def run_through_proxy(sim: Simulator, tmp_path: Path, route: str) -> GatewaySummary:
-    """The toy agent against `route` through the recording proxy; the unit's gateway summary."""
+    """The toy agent against `route` through the recording proxy; the unit's gateway summary.
+    The proxy's live state, which the runner's outage watch reads, counts no provider error."""
     log = tmp_path / "unit" / "gateway.jsonl"
     proxy = RecordingProxy(upstream=sim.base_url, api_key=KEY, log_path=log,
                            policy=GatewayPolicy(), step_ceiling=40)  # fmt: skip
     with proxy:
         _, error = drive(proxy.base_url, route, "go", max_requests=10)
+        deadline = time.monotonic() + 10  # an in-stream error is settled after the client saw it
+        while time.monotonic() < deadline and not (
+            proxy.state.upstream_errors and len(read_exchanges(log)) == 2
+        ):
+            time.sleep(0.05)
+        state = proxy.state
     assert isinstance(error, openai.APIError)  # the second answer was the error
+    assert (state.upstream_errors, state.provider_errors) == (1, 0)
     return summarize(log)
 
 

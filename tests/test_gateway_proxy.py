@@ -163,6 +163,7 @@ def test_outage_and_retries_are_observable(sim: Simulator, tmp_path: Path) -> No
     assert (summary.transport_retries, summary.transport_retry_classes) == (2, {"upstream_5xx": 2})
     assert summary.error_classes == {"upstream_5xx": 3}
     assert (state.steps, state.retries, state.transport_retries) == (2, 0, 2)
+    assert (state.upstream_errors, state.provider_errors) == (3, 3)  # the outage watch's count
 
 
 def test_hang_and_midstream_errors_are_classified(sim: Simulator, tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from typing import Any
 
 import httpx
 
+from harness.attribution import PROVIDER_ERRORS
 from harness.gateway import budget
 from harness.gateway.client import OpenRouterClient
 from harness.gateway.errors import classify_status, classify_stream_error, error_fields
@@ -72,6 +73,7 @@ class ProxyState:
     retries: int = 0
     transport_retries: int = 0
     upstream_errors: int = 0
+    provider_errors: int = 0  # the provider's failures (harness.attribution.PROVIDER_ERRORS)
     stalls: int = 0
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
@@ -306,6 +308,7 @@ class RecordingProxy:
                 s,
                 cost_usd=s.cost_usd + record.budget_cost_usd,
                 upstream_errors=s.upstream_errors + (record.error_class is not None),
+                provider_errors=s.provider_errors + (record.error_class in PROVIDER_ERRORS),
                 stalls=s.stalls + (record.error_class == ErrorClass.PROVIDER_STALL),
             )
 

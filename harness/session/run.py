@@ -30,7 +30,10 @@ CEILING_STOPS: dict[str, StopStatus] = {
 class OutageWatch:
     """Ends a session whose gateway has failed for `seconds` without one good response.
 
-    OpenCode retries upstream 5xx forever; this stops a dead provider before the wall clock.
+    OpenCode retries upstream 5xx forever; this stops a dead provider before the wall clock. Only
+    the provider's failures count (`harness.attribution.PROVIDER_ERRORS`): a model that keeps
+    overflowing its context or our key that keeps failing is not a provider outage, and the
+    attribution table must see that session's own stop, not `provider_outage`.
     """
 
     def __init__(self, seconds: float) -> None:
@@ -132,7 +135,7 @@ def run_session(
             if state.stalls:  # only keep-alives for longer than the outage window
                 return "outage"
             return (
-                "outage" if outage(state.requests, state.upstream_errors, state.refused) else None
+                "outage" if outage(state.requests, state.provider_errors, state.refused) else None
             )
 
         # The worktree and HOME belong to the sandbox's host uid while it runs, and to the

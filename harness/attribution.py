@@ -170,7 +170,7 @@ TABLE: tuple[Row, ...] = (
         lambda f: f.exit_code not in (0, None) or bool(f.agent_errors),
         lambda f: f"agent exit {f.exit_code}; errors: {f.agent_errors[:2]}{_survived(f)}"),
     Row("completed", frozenset({"completed"}), "none, or survived provider errors", "nobody",
-        CLEAN, lambda f: True, lambda f: _survived(f).removeprefix("; ")),
+        CLEAN, lambda f: True, lambda f: f"no failure{_survived(f)}" if _survived(f) else ""),
 )  # fmt: skip
 
 

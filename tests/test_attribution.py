@@ -139,6 +139,10 @@ def test_model_caused_4xx_are_model_failures_and_a_bad_stream_is_the_providers()
         assert (verdict.validity, verdict.failure_class) == ("valid", "model"), error
     survived = assess(facts(gateway=gw(errors={"malformed_response": 1})))
     assert (survived.validity, survived.failure_class) == ("valid", "none")
+    assert survived.detail == (
+        "no failure; survived gateway errors ['malformed_response'] (disclosed)"
+    )
+    assert assess(facts()).detail == ""
     ended = assess(facts(gateway=gw(2, {"malformed_response": 2})))
     assert (ended.validity, ended.failure_class) == ("invalid", "provider_outage")
     for error in ("auth", "credits", "bad_request", "not_found"):  # ours stay harness

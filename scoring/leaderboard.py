@@ -15,8 +15,10 @@ Statuses, decided in this order:
   failed install or build is the model's own: `gate_failed`;
 - `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
 - `ranked`: scored and gate-eligible.
-Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) are scored; `stop_status` shows
-them. A scored row is provisional while any manual dimension lacks its required reviews.
+Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) and sandbox-limit stops
+(`resource_limit`) are scored; `stop_status` shows them (who caused a session's end, and so its
+failure class, is `harness.attribution`'s table, recorded in session.json). A scored row is
+provisional while any manual dimension lacks its required reviews.
 
 Standing: `final` only when every gate-eligible row is final, no documented replacement is
 pending and no unit's evaluation failed; until then no unit advances (`advanced` false,

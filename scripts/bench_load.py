@@ -94,7 +94,7 @@ def show(row: ControlRow | None) -> str:
 def compare(quiet: Run, loaded: Run) -> list[str]:
     """Print both runs side by side; return the controls whose verdicts differ."""
     for run in (quiet, loaded):
-        print(f"{run.label}: {run.wall_s:.0f} s, cores {run.busy:.0%} busy")
+        print(f"{run.label}: {run.wall_s:.1f} s, cores {run.busy:.0%} busy")
     differ = []
     for name in sorted({*quiet.rows, *loaded.rows}, key=list({**quiet.rows, **loaded.rows}).index):
         a, b = quiet.rows.get(name), loaded.rows.get(name)

@@ -65,7 +65,9 @@ def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
     assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
         "resource_limit", "valid", "model", "resource-limit")  # fmt: skip
     assert record.resource_limit and record.resource_limit.startswith("nproc: ")
-    assert "process limit (1024 processes and threads" in record.resource_limit
+    assert "`opencode run` exceeded the process limit (1024 processes and threads" in (
+        record.resource_limit
+    )  # the agent's name, not its path inside the sandbox (the unit page shows it)
     assert record.failure_detail.startswith("stopped at a sandbox limit: nproc: ")
     assert record.elapsed_seconds < 120 and record.steps == 1
     efficiency = {c.name: c.points for c in score_efficiency(record).components}

@@ -155,7 +155,7 @@ def run_session(
                 limits=spec.limits if isolated else None,
                 tmp_size=spec.tmp_size if isolated else None,
                 writable=spec.writable,
-                label=" ".join(launch.command[:2]),
+                label=" ".join([Path(launch.command[0]).name, *launch.command[1:2]]),
             )
         isolation = spec.isolation()
     gateway = summarize(files.gateway)

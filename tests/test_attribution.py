@@ -22,6 +22,8 @@ from harness.gateway.proxy import RecordingProxy
 from harness.gateway.simulator import Simulator
 from harness.invalidation import REQUIRED_EVIDENCE, assess, check_identity
 from harness.replacement import REPLACEABLE
+from harness.session.process import ProcessOutcome
+from harness.session.run import stop_status
 from records.evidence.gateway import (
     ErrorClass,
     GatewayPolicy,
@@ -246,3 +248,14 @@ def test_model_caused_errors_through_the_proxy_are_scored_model_failures(
     assert (verdict.validity, verdict.failure_class, verdict.attribution) == (
         "valid", "model", "model-error")  # fmt: skip
 
+
+
+def test_the_runner_names_a_sandbox_limit_its_own_stop_status() -> None:
+    """`harness.session.run.stop_status`: a limit that ended the agent is `resource_limit`; the
+    runner's own ceiling (it ended the process first) still wins."""
+    limited = ProcessOutcome(-9, None, 12.0, 1, limit_hit="nproc", limit_message="too many")
+    assert stop_status(limited, GatewaySummary()) == "resource_limit"
+    assert stop_status(ProcessOutcome(-15, "time", 1800.2, 1), GatewaySummary()) == "time_ceiling"
+    timed = ProcessOutcome(-15, "time", 1800.2, 1, limit_hit="memory")
+    assert stop_status(timed, GatewaySummary()) == "time_ceiling"
+    assert stop_status(ProcessOutcome(0, None, 60.0, 1), GatewaySummary()) == "completed"

@@ -15,6 +15,7 @@ from typing import Any
 import openai
 import pytest
 from gateway_support import drive, loopback_only, script
+from scoring_support import demo_cohort, make_unit, result, session
 
 from harness.attribution import REPLACEABLE_CLASSES, TABLE, UnitFacts, row_for, table_markdown
 from harness.gateway.errors import classify_status, classify_stream_error, error_for
@@ -24,6 +25,8 @@ from harness.invalidation import REQUIRED_EVIDENCE, assess, check_identity
 from harness.replacement import REPLACEABLE
 from harness.session.process import ProcessOutcome
 from harness.session.run import stop_status
+from publish.render import render_docs
+from publish.sources import load_round_evidence
 from records.evidence.gateway import (
     ErrorClass,
     GatewayPolicy,
@@ -31,6 +34,9 @@ from records.evidence.gateway import (
     read_exchanges,
     summarize,
 )
+from records.layout import round_paths
+from scoring.evidence import RoundContext
+from scoring.pipeline import score_context
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "scoring.md"
 KEY = "sk-or-v1-FAKEKEY-attribution"
@@ -259,3 +265,26 @@ def test_the_runner_names_a_sandbox_limit_its_own_stop_status() -> None:
     timed = ProcessOutcome(-15, "time", 1800.2, 1, limit_hit="memory")
     assert stop_status(timed, GatewaySummary()) == "time_ceiling"
     assert stop_status(ProcessOutcome(0, None, 60.0, 1), GatewaySummary()) == "completed"
+
+
+def test_the_site_discloses_a_resource_limit_stop(tmp_path: Path) -> None:
+    """A round scored by the real stages and rendered by the real renderer: the leaderboard row
+    carries the sandbox-limit badge and the unit page names the limit (issue 29 (4))."""
+    evidence = tmp_path / "evidence"
+    ctx = RoundContext("demo", 7, demo_cohort(), round_paths("demo", evidence))
+    limit = "nproc: `opencode run` exceeded the process limit (1024 processes and threads)"
+    plain = {"screenshots": [], "video": None}
+    record = session("process-storm", round_id="demo", stop_status="resource_limit",
+                     exit_code=-9, failure_class="model", resource_limit=limit,
+                     attribution="resource-limit",
+                     failure_detail=f"stopped at a sandbox limit: {limit}")  # fmt: skip
+    make_unit(ctx, "process-storm", record, result(**plain))
+    make_unit(ctx, "strong-builder", session("strong-builder", round_id="demo"), result(**plain))
+    score_context(ctx)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(load_round_evidence("demo", evidence), docs)
+    board = (docs / "leaderboard.md").read_text()
+    assert "stopped at a sandbox limit" in board and "the work at the limit was scored" in board
+    page = (docs / "units" / "process-storm-r1.md").read_text()
+    assert "resource limit (agent exit code -9): nproc: <code>opencode run</code> exceeded" in page

@@ -226,6 +226,27 @@ def page_text(page: Page, shot: Screenshot) -> PageText | None:
     )
 
 
+# Playwright errors that report what the app's own element did or is, not a browser or evaluator
+# fault: a checkbox that does not change state when clicked, two elements where the contract names
+# one, an element removed mid-action, a control that is not the kind its role claims. Each fails
+# the check's assertion (a journey-critical one in a core check); any other error stays ours.
+APP_CAUSED_ERRORS = (
+    "did not change its state",
+    "strict mode violation",
+    "Element is not connected",
+    "Not a checkbox or radio button",
+    "Element is not an <input>",
+    "Element is not a <select> element",
+    "cannot be filled",
+    "Cannot type text into",
+)
+
+
+def app_caused(exc: BaseException) -> bool:
+    """Whether a Playwright error reports the app's element, not a failure of ours."""
+    return isinstance(exc, PlaywrightError) and any(s in str(exc) for s in APP_CAUSED_ERRORS)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
@@ -289,6 +310,12 @@ def run_check(
     except Exception as exc:  # noqa: BLE001 - classify below
         if session.hung:
             pass
+        elif ctx is not None and app_caused(exc):
+            ctx.problem(
+                "the app's element accepts the check's action as its role promises",
+                f"the action failed on the app's element: {_first_line(exc)}",
+                critical=check.journey is not None,
+            )
         else:
             executed = False
             diagnostics.append(
@@ -477,7 +504,9 @@ def run_probe(
         return {"failed": True, "reason": str(exc)}
     except PlaywrightTimeoutError as exc:
         return {"failed": True, "reason": f"timed out: {_first_line(exc)}"}
-    except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung
+    except Exception as exc:  # noqa: BLE001 - our own failure, unless the page hung or the app's
+        if app_caused(exc) and not session.hung:
+            return {"failed": True, "reason": f"the app's element: {_first_line(exc)}"}
         if not session.hung:
             traceback.print_exc()
         why = "the page stopped responding" if session.hung else _first_line(exc)

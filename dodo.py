@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -306,13 +307,25 @@ def result_parses(path: Path) -> bool:
 
 def evaluate_stage(unit: str) -> dict[str, Any] | bool:
     """Evaluate `unit` when it left a worktree; the inputs' digest and the SHA-256 of the
-    result.json it wrote are saved with doit's state."""
+    result.json it wrote are saved with doit's state.
+
+    A worktree.tar.gz that is not the archive session.json recorded is not evaluated: the stage
+    says so on stderr, naming the file, and the pipeline carries on to scoring, where the unit is
+    listed as invalid (evidence altered; `records.archive`). The check runs again on every
+    `doit` (it is never up to date), so the message repeats until the evidence is restored."""
+    from evaluator.unit_evaluation import ArchiveMismatch
+
     paths = PATHS.unit(unit)
     if not paths.archive.exists():
         print(f"{unit}: no final worktree (its session record says why): nothing to evaluate")
         return {"inputs": None}
     inputs = evaluation_digest(unit)
-    if not stage("evaluator.unit_evaluation:evaluate_unit", ROUND, unit):
+    try:
+        evaluated = stage("evaluator.unit_evaluation:evaluate_unit", ROUND, unit)
+    except ArchiveMismatch as exc:
+        print(f"EVIDENCE ALTERED, {unit} not evaluated: {exc}", file=sys.stderr)
+        return {"inputs": inputs, "altered": True}
+    if not evaluated:
         return False
     return {"inputs": inputs, "result": file_sha256(paths.result)}
 
@@ -379,7 +392,9 @@ def task_score() -> dict[str, Any]:
     return {
         "actions": [(stage, ["scoring:score_round", ROUND])],
         "file_dep": [
-            *unit_evidence_files("session", "events", "trace", "gateway", "progress", "result"),
+            *unit_evidence_files(
+                "session", "events", "trace", "gateway", "progress", "result", "archive"
+            ),
             *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
             str(PATHS.codes),
             *review_sheets(),

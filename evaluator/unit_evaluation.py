@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path
 
 from evaluator.evaluate import evaluate
+from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
-from records.hashing import file_sha256
 from records.io import move_to_history, read_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
 
@@ -37,15 +37,11 @@ def check_archive(paths: UnitPaths) -> None:
     schema 3; an older record has no hash, so there is nothing to check)."""
     if not paths.session.exists():
         return
-    recorded = read_record(paths.session, SessionRecord).worktree_archive_sha256
-    if recorded is None:
-        return
-    actual = file_sha256(paths.archive)
-    if actual != recorded:
+    altered = archive_altered(paths, read_record(paths.session, SessionRecord))
+    if altered:
         raise ArchiveMismatch(
-            f"{paths.archive}: SHA-256 {actual} differs from {recorded} recorded in "
-            f"{paths.session}: the unit's evidence was altered or corrupted after its session, "
-            "so it is not evaluated (evidence invalid)"
+            f"{paths.archive}: {altered} ({paths.session}): the unit's evidence was altered, so "
+            "it is not evaluated; the leaderboard lists it as invalid (evidence missing/altered)"
         )
 
 

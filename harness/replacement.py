@@ -17,6 +17,7 @@ from typing import Literal
 
 from harness.attribution import REPLACEABLE_CLASSES
 from harness.session.evidence import now_iso
+from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import ReplacementRecord
 from records.evidence.session import FailureClass, SessionRecord
@@ -116,6 +117,8 @@ def create_replacement(
         why = list(session.invalid_reasons) if session.validity != "valid" else []
         if not why and (missing := missing_evidence(failed, session)):
             why = [f"required evidence missing: {', '.join(missing)}"]
+        if not why and (altered := archive_altered(failed, session)):
+            why = [f"required evidence altered: {failed.archive.name}: {altered}"]
         if why:
             raise ReplacementRefused(
                 f"{unit} is invalid ({'; '.join(why) or 'session marked invalid'}): only provider "

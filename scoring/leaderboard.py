@@ -8,7 +8,9 @@ Statuses, decided in this order:
   file named (`evidence_missing`), never dropped;
 - `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
 - `invalid`: the session is invalid (reasons shown), or its events.jsonl or another required
-  file the session recorded at its end is missing now (`evidence_missing`); never ranked;
+  file the session recorded at its end is missing now, or its worktree.tar.gz is not the archive
+  session.json recorded (altered; `records.archive`) (`evidence_missing` names the file); never
+  ranked, never replaceable;
 - `evaluation_failed`: no usable result.json (missing or unreadable), or the result's
   `evaluation_failures` (an evaluator error, a gate probe's own failure, a check not executed on
   a submission that installed and built); listed apart, never scored as a model failure. A
@@ -32,6 +34,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from records.archive import archive_altered
 from records.evidence.scoring import (
     Advancement,
     Breakdown,
@@ -119,6 +122,11 @@ def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
     missing = _missing_evidence(ctx, unit, s)
     if missing:
         return Verdict("invalid", [f"required evidence missing: {', '.join(missing)}"], [], missing)
+    altered = archive_altered(unit.paths, s)
+    if altered:
+        archive = ctx.rel(unit.paths.archive)
+        reason = f"required evidence altered: {archive}: {altered}"
+        return Verdict("invalid", [reason], [], [archive])
     if unit.result is None:
         return Verdict("evaluation_failed", [unit.result_error or "no evaluation result"])
     failures = unit.result.evaluation_failures

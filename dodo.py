@@ -98,11 +98,28 @@ def task_freeze() -> dict[str, Any]:
     }
 
 
+def calibration_current() -> bool:
+    """calibration.json parses and was made by the current evaluator (its `evaluator_sha256`):
+    the paid stages refuse any other, so a changed, added or removed evaluator source, or a
+    schema-1 record without the digest, runs the calibration again."""
+    from records.evidence.evaluation import Calibration
+    from records.io import RecordError, read_record
+    from records.layout import evaluator_sha256
+
+    try:
+        record = read_record(PATHS.calibration, Calibration)
+    except RecordError:
+        return False
+    return record.evaluator_sha256 == evaluator_sha256()
+
+
 def task_calibrate() -> dict[str, Any]:
-    """Evaluate the starter: exactly 26/60 with the hard gate failed, before any spending."""
+    """Evaluate the starter: exactly 26/60 with the hard gate failed, before any spending; again
+    whenever the evaluator changes."""
     return {
         "actions": [(stage, ["evaluator.calibration:calibrate", ROUND])],
         "file_dep": [*STARTER_FILES, *EVALUATOR_FILES],
+        "uptodate": [calibration_current],
         "targets": [str(PATHS.calibration)],
     }
 

@@ -2,8 +2,9 @@
 
 Passes only when the starter installs and builds, every check executes (no browser/runtime
 failure), the three core journeys are detected missing, the hard gate fails and the automated
-score is exactly the rubric's calibration score. Writes evidence/<round>/calibration.json and
-the evaluator's output in evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first
+score is exactly the rubric's calibration score. Writes evidence/<round>/calibration.json (with
+the digest of the evaluator's sources that made it) and the evaluator's output in
+evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first
 moves the earlier ones to evidence/<round>/history/<utc-stamp>/, never replacing them. Exit code
 0 only when it passes.
 """
@@ -19,7 +20,13 @@ from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import move_to_history, write_record
-from records.layout import EVIDENCE_DIR, STARTER_DIR, EvaluationPaths, round_paths
+from records.layout import (
+    EVIDENCE_DIR,
+    STARTER_DIR,
+    EvaluationPaths,
+    evaluator_sha256,
+    round_paths,
+)
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 STARTER_PASSES = {
@@ -85,6 +92,7 @@ def materialize(dest: Path) -> None:
 def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     paths = round_paths(round_id, evidence_dir)
     out = paths.calibration_dir
+    judge_sha256 = evaluator_sha256()  # the evaluator that makes this calibration
     kept = move_to_history([paths.calibration, out], paths.history)  # write-once: never replaced
     if kept is not None:
         print(f"calibration: the earlier calibration is kept in {kept}")
@@ -96,6 +104,7 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
     record = Calibration(
         round_id=round_id,
+        evaluator_sha256=judge_sha256,
         passed=not reasons,
         automated_score=result.automated_score,
         checks_executed=result.checks_executed,

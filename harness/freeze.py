@@ -22,10 +22,10 @@ from records.layout import (
     PROMPT_FILE,
     REPO_ROOT,
     STARTER_DIR,
-    evaluator_source_files,
     round_paths,
     scoring_source_files,
 )
+from records.layout import evaluator_sha256 as layout_evaluator_sha256
 from records.tools import tool_versions, version_mismatches
 
 
@@ -52,7 +52,7 @@ def require_round_tools(round_id: str) -> None:
 
 def evaluator_sha256() -> str:
     """The judge's code: the evaluator's source set from the layout (also doit's dependency)."""
-    return files_sha256(evaluator_source_files(), REPO_ROOT)
+    return layout_evaluator_sha256()
 
 
 def scoring_sha256() -> str:

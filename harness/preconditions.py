@@ -6,7 +6,9 @@ doit's task order runs `calibrate` and `spend` before `unit`, but a unit started
 -m harness.parallel`, `run_unit`) must not rely on that: the key check must have passed (every
 round: a simulated round's spend stage records one too) and the calibration must have passed, the
 evaluator scoring the starter exactly the rubric's reference (seed: "This catches a permissive,
-overly strict or mechanically broken evaluator before money is spent").
+overly strict or mechanically broken evaluator before money is spent"), made by the current
+evaluator (calibration.json's `evaluator_sha256` equals the digest of today's evaluator sources;
+doit's calibrate task re-runs when those files change).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from harness.spend import SpendRefused, require_key_check
 from records.evidence.evaluation import Calibration
 from records.io import RecordError, read_record
-from records.layout import EVIDENCE_DIR, round_paths
+from records.layout import EVIDENCE_DIR, evaluator_sha256, round_paths
 from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
 
 
@@ -25,7 +27,8 @@ class PreconditionFailed(RuntimeError):
 
 
 def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Calibration:
-    """The round's calibration.json exists, parses, passed and scored exactly the reference."""
+    """The round's calibration.json exists, parses, passed, scored exactly the reference and was
+    made by the current evaluator."""
     path = round_paths(round_id, evidence_dir).calibration
     if not path.exists():
         raise PreconditionFailed(
@@ -42,6 +45,18 @@ def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Cal
         raise PreconditionFailed(
             f"{path}: calibration did not pass ({why}); expected exactly {CALIBRATION_SCORE}/"
             f"{MAX_AUTOMATED}: fix the evaluator and run `doit calibrate` before any session"
+        )
+    current = evaluator_sha256()
+    if record.evaluator_sha256 != current:
+        made_by = (
+            f"evaluator {record.evaluator_sha256[:12]}"
+            if record.evaluator_sha256
+            else "an evaluator it does not name (calibration.json schema 1)"
+        )
+        raise PreconditionFailed(
+            f"{path}: the calibration was made by {made_by}, not the current evaluator "
+            f"{current[:12]} (its sources changed since): run `doit calibrate` so the evaluator "
+            "that will judge the units passes first; nothing is spent"
         )
     return record
 

@@ -84,6 +84,14 @@ def evaluator_source_files() -> list[Path]:
     return source_files(EVALUATOR_SOURCES, EVALUATOR_EXCLUDED)
 
 
+def evaluator_sha256() -> str:
+    """The judge's code as one digest (names and contents of `evaluator_source_files`): frozen in
+    round.json, stamped in calibration.json; doit's stages depend on the same files."""
+    from records.hashing import files_sha256
+
+    return files_sha256(evaluator_source_files(), REPO_ROOT)
+
+
 def scoring_source_files() -> list[Path]:
     """Everything that decides `leaderboard.json` from evaluation results and reviews."""
     return source_files(SCORING_SOURCES)

@@ -158,7 +158,8 @@ def pass_preconditions(evidence: Path) -> None:
         layout.round_paths("demo", evidence).calibration,
         Calibration(
             round_id="demo", passed=True, automated_score=CALIBRATION_SCORE, checks_executed=15,
-            hard_gate_failed=True, missing_core_journeys=["filter", "detail", "enquiry"],
+            evaluator_sha256=layout.evaluator_sha256(), hard_gate_failed=True,
+            missing_core_journeys=["filter", "detail", "enquiry"],
             install_ok=True, build_ok=True, failed_checks=[], expected_failed_checks=[],
             reasons=[], result="calibration/result.json", duration_s=0.0,
         ),

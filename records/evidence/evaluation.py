@@ -244,10 +244,20 @@ class EvaluationResult(Root):
         return [c.id for c in self.checks if not c.executed]
 
 
+CALIBRATION_SCHEMA_VERSION = 2
+"""2: `evaluator_sha256`, the digest of the evaluator's sources that made the calibration (the
+paid stages refuse a calibration made by another evaluator). Schema-1 files load without it."""
+
+
 class Calibration(Root):
     """`evidence/<round>/calibration.json`: the starter's evaluation against its expectation."""
 
+    schema_version: int = CALIBRATION_SCHEMA_VERSION
     round_id: str
+    evaluator_sha256: str | None = Field(
+        default=None,
+        description="records.layout.evaluator_sha256() when the calibration ran (None: schema 1)",
+    )
     passed: bool
     automated_score: int
     expected_score: int = CALIBRATION_SCORE

@@ -208,9 +208,7 @@ def badges(row: Row) -> list[Badge]:
             )
         )
     if row.replaces:
-        out.append(
-            Badge(f"replaces {row.replaces}", "info", "the one documented replacement unit")
-        )
+        out.append(Badge(f"replaces {row.replaces}", "info", "the one documented replacement unit"))
     if row.group == "invalid":
         out.append(Badge("invalid", "bad", "; ".join(row.reasons)))
     if row.evidence_missing:

@@ -72,9 +72,7 @@ def source_files(
     for root in roots:
         for folder, dirs, files in os.walk(root):
             here = Path(folder)
-            dirs[:] = [
-                d for d in dirs if d not in _NOT_SOURCE_DIRS and here / d not in excluded
-            ]
+            dirs[:] = [d for d in dirs if d not in _NOT_SOURCE_DIRS and here / d not in excluded]
             found.update(here / f for f in files if Path(f).suffix in suffixes)
     return sorted(found)
 

@@ -70,26 +70,6 @@ STATUS_ORDER = (
 )
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 @dataclass(frozen=True)
 class Verdict:
     status: UnitStatus

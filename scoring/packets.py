@@ -266,9 +266,7 @@ def build_round_packets(ctx: RoundContext) -> list[Path]:
     write_record(root / "index.json", index)
     sheet = ",".join(SHEET_HEADER) + "\n" + "".join(f"{e.code},,,\n" for e in entries)
     atomic_write_text(root / "review-sheet.csv", sheet)
-    leaks = [
-        x for x in leak_scan(root, pattern) if not x.file.startswith((".", "bundles/"))
-    ]
+    leaks = [x for x in leak_scan(root, pattern) if not x.file.startswith((".", "bundles/"))]
     if leaks:
         raise LeakError(leaks)
     write_record(ctx.paths.packet_report, report)

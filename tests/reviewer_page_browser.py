@@ -41,6 +41,7 @@ def observe(packet: Path) -> dict[str, Any]:
             "console", lambda m: out["console_errors"].append(m.text) if m.type == "error" else None
         )
         page.on("pageerror", lambda e: out["page_errors"].append(str(e)))
+
         def dialog(d: Dialog) -> None:
             out["dialogs"].append(d.message)
             d.dismiss()
@@ -48,9 +49,7 @@ def observe(packet: Path) -> dict[str, Any]:
         page.on("dialog", dialog)
         page.goto((packet / "index.html").as_uri())
         page.wait_for_load_state("load")
-        page.wait_for_function(
-            "() => [...document.images].every(i => i.complete)", timeout=10000
-        )
+        page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=10000)
         out["images"] = page.evaluate(
             "() => [...document.querySelectorAll('.shot-grid img')]"
             ".map(i => ({src: i.getAttribute('src'), width: i.naturalWidth}))"

@@ -20,9 +20,7 @@ from scoring.anonymise import anonymise_diff, identity_pattern
 from scoring.evidence import load_unit
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
-REFERENCE = (
-    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
-)
+REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
 OPENCODE = AgentInfo(name="opencode", version="1.17.18")
 
 

@@ -38,8 +38,10 @@ def record_archive(paths: UnitPaths, tmp_path: Path, record: SessionRecord) -> N
     (tree / "index.html").write_text("<!doctype html><title>Venues</title>\n")
     save_worktree_evidence(paths, tree, None)
     recorded = record.model_copy(
-        update={"worktree_archive_sha256": file_sha256(paths.archive),
-                "evidence_files": EVIDENCE_FILES}  # fmt: skip
+        update={
+            "worktree_archive_sha256": file_sha256(paths.archive),
+            "evidence_files": EVIDENCE_FILES,
+        }  # fmt: skip
     )
     write_record(paths.session, recorded)
 
@@ -60,9 +62,7 @@ def recorded_unit(
 
 
 @pytest.mark.parametrize("evaluated", [False, True], ids=["before-evaluation", "after"])
-def test_an_altered_archive_is_invalid_with_the_file_named(
-    tmp_path: Path, evaluated: bool
-) -> None:
+def test_an_altered_archive_is_invalid_with_the_file_named(tmp_path: Path, evaluated: bool) -> None:
     """Before its evaluation (no result.json: it was an 'evaluation failed', replaceable) or
     after it (a result of the archive as it was)."""
     ctx = make_round(tmp_path)

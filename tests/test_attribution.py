@@ -206,12 +206,30 @@ def test_openrouter_error_bodies_are_classed_by_cause(
 
 @pytest.fixture()
 def sim() -> Iterator[Simulator]:
-    context = {"error": {"kind": "http", "status": 400, "message": CONTEXT,
-                         "metadata": {"error_type": "context_length_exceeded"}}}
-    flagged = {"error": {"kind": "http", "status": 403, "message": FLAGGED,
-                         "metadata": {"reasons": ["harassment"], "flagged_input": "..."}}}
-    refusal = {"error": {"kind": "midstream", "status": 400, "message": "I can't help with that",
-                         "metadata": {"error_type": "refusal"}}}
+    context = {
+        "error": {
+            "kind": "http",
+            "status": 400,
+            "message": CONTEXT,
+            "metadata": {"error_type": "context_length_exceeded"},
+        }
+    }
+    flagged = {
+        "error": {
+            "kind": "http",
+            "status": 403,
+            "message": FLAGGED,
+            "metadata": {"reasons": ["harassment"], "flagged_input": "..."},
+        }
+    }
+    refusal = {
+        "error": {
+            "kind": "midstream",
+            "status": 400,
+            "message": "I can't help with that",
+            "metadata": {"error_type": "refusal"},
+        }
+    }
     scripts = [
         script("lab/long-1", [{"tool_calls": [BASH]}, context]),
         script("lab/flagged-1", [{"tool_calls": [BASH]}, flagged]),
@@ -253,7 +271,6 @@ def test_model_caused_errors_through_the_proxy_are_scored_model_failures(
     verdict = assess(facts(gateway=summary, exit_code=1))
     assert (verdict.validity, verdict.failure_class, verdict.attribution) == (
         "valid", "model", "model-error")  # fmt: skip
-
 
 
 def test_the_runner_names_a_sandbox_limit_its_own_stop_status() -> None:

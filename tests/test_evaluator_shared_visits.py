@@ -36,6 +36,7 @@ def test_a_shared_visit_judges_like_the_checks_own_visit(tmp_path: Path) -> None
     copy_app(app, workspace)
     for step in ("install", "build"):
         assert run_step(workspace, step).ok
+
     def phase(out: str, only: list[str]) -> PhaseRecord:
         record, _ = run_browser_phase(
             workspace.dist, tmp_path / out, only=only, video=False, trace=False,

@@ -28,9 +28,7 @@ from records.io import RecordError, read_record, write_json, write_record
 from records.layout import UnitPaths
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
-REFERENCE = (
-    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
-)
+REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
 
 # Every file-level record (one file each); embedded parts are plain Records. controls.json is a
 # bare list of `ControlRow`s (a contract the site reads as it is).

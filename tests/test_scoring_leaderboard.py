@@ -375,8 +375,12 @@ def test_missing_or_unreadable_evidence_stays_on_the_board(tmp_path: Path) -> No
         assert row.status_reasons[0].startswith(f"required evidence missing: {file}")
     assert rows[gone].status_reasons == [f"required evidence missing: units/{gone}/session.json "
                                          "(missing)"]  # fmt: skip
-    assert rows[corrupt].status_reasons[0].startswith(
-        f"required evidence missing: units/{corrupt}/session.json (unreadable: not valid JSON"
+    assert (
+        rows[corrupt]
+        .status_reasons[0]
+        .startswith(
+            f"required evidence missing: units/{corrupt}/session.json (unreadable: not valid JSON"
+        )
     )
     assert str(tmp_path) not in rows[corrupt].status_reasons[0]  # no local path on the board
     assert (rows[gone].model_key, rows[gone].display_name) == (

@@ -226,7 +226,7 @@ def test_broken_quotes_and_short_rows_are_errors_not_lost_rows(
 
 
 def test_a_quoted_note_may_span_lines_and_cites_the_line_it_starts_on(tmp_path: Path) -> None:
-    note = 'first\nC-BBBB, which I compared, is weaker'  # names a code, but reads as no row
+    note = "first\nC-BBBB, which I compared, is weaker"  # names a code, but reads as no row
     folder = write(tmp_path, "alice.csv", FOUR + f'C-AAAA,15,8,"{note}"\nC-BBBB,12,7,\n')
     first, second = read_reviews(folder, CODES)
     assert first.notes == note and first.source == "reviews/alice.csv:2"

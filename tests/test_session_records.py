@@ -21,9 +21,7 @@ from records.io import append_jsonl
 from records.layout import REPO_ROOT, TOOLS_DIR, UnitPaths, round_paths
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
-REFERENCE = (
-    Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
-)
+REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
 
 
 def test_config_points_at_the_proxy_and_denies_the_web() -> None:
@@ -222,9 +220,7 @@ def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
         run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
     with pytest.raises(RepairRefused, match="a reason is required"):
         repair_marker("demo", "strong-builder-r1", " ", evidence_dir=evidence)
-    repair = repair_marker(
-        "demo", "strong-builder-r1", "the host rebooted", evidence_dir=evidence
-    )
+    repair = repair_marker("demo", "strong-builder-r1", "the host rebooted", evidence_dir=evidence)
     assert repair.kept_as and (paths.root / repair.kept_as).read_text() == "{"
     assert "unreadable running marker" in repair.problem and repair.scratch is None
     with pytest.raises(RepairRefused, match="written back once already"):

@@ -313,13 +313,9 @@ def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
 def result_parses(path: Path) -> bool:
     """The file is a readable EvaluationResult (any schema this checkout reads)."""
     from records.evidence.evaluation import EvaluationResult
-    from records.io import RecordError, read_record
+    from records.io import readable
 
-    try:
-        read_record(path, EvaluationResult)
-    except RecordError:
-        return False
-    return True
+    return readable(path, EvaluationResult)
 
 
 def evaluate_stage(unit: str) -> dict[str, Any] | bool:

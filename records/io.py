@@ -78,6 +78,15 @@ def read_record(path: Path, model: type[M]) -> M:
         raise RecordError(describe_validation_error(path, exc)) from exc
 
 
+def readable(path: Path, model: type[BaseModel]) -> bool:
+    """Whether `path` holds a valid `model` record (any schema this checkout reads)."""
+    try:
+        read_record(path, model)
+    except RecordError:
+        return False
+    return True
+
+
 def append_jsonl(path: Path, record: BaseModel | dict[str, Any]) -> None:
     """Append one JSON line and flush it (jsonl logs are append-only, never rewritten)."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort, load_round
-from records.io import RecordError, read_record
+from records.io import RecordError, read_record, readable
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
 
 
@@ -48,16 +48,8 @@ REPLACEMENT_UNIT = re.compile(r"^(?P<replaced>.+-r\d+)-x(?P<number>\d+)$")
 def unit_ids(paths: RoundPaths) -> list[str]:
     """Units with a readable session record, sorted by name (never run order)."""
     return sorted(
-        p.parent.name for p in paths.units_dir.glob("*/session.json") if _readable_session(p)
+        p.parent.name for p in paths.units_dir.glob("*/session.json") if readable(p, SessionRecord)
     )
-
-
-def _readable_session(path: Path) -> bool:
-    try:
-        read_record(path, SessionRecord)
-    except RecordError:
-        return False
-    return True
 
 
 def pending_replacements(paths: RoundPaths) -> list[str]:

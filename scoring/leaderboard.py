@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import get_args
 
 from records.archive import archive_altered
 from records.evidence.scoring import (
@@ -59,15 +60,7 @@ from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from scoring.verification import score_verification
 
-STATUS_ORDER = (
-    "ranked",
-    "gate_failed",
-    "evaluation_failed",
-    "provider_outage",
-    "harness_failure",
-    "invalid",
-    "superseded",
-)
+STATUS_ORDER = get_args(UnitStatus)  # the board lists statuses in the record's order
 
 
 @dataclass(frozen=True)

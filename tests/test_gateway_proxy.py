@@ -151,7 +151,7 @@ def test_outage_and_retries_are_observable(sim: Simulator, tmp_path: Path) -> No
         body = {"model": "lab/outage-1", "messages": messages, "stream": True}
         for _ in range(2):  # a client retrying the same request, as OpenCode does on 5xx
             assert httpx.post(f"{proxy.base_url}/chat/completions", json=body).status_code == 503
-        state = proxy.state
+    state = proxy.state  # read once the proxy has stopped: its last handler may still be counting
     records = read_exchanges(tmp_path / "unit" / "gateway.jsonl")
     # repeats after an upstream error that delivered nothing: the agent's transport retries
     assert [(r.step, r.retry, r.transport_retry, r.status) for r in records] == [

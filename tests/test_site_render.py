@@ -328,8 +328,6 @@ def evaluated(units: Path) -> list[Path]:
 @pytest.mark.parametrize(
     ("relative", "content", "needle"),
     [
-        ("UNIT/session.json", "{not json", "not valid JSON"),
-        ("UNIT/evaluation/result.json", '{"automated_score": 3}', "field checks"),
         ("calibration.json", '{"automated_score": 26}', "field passed"),
         ("../controls.json", '[{"control": "reference"}]', "field 0.expected_score"),
     ],
@@ -347,6 +345,24 @@ def test_malformed_file_is_named(
         render_site(round_id, folder, tmp_path / "build")
     assert str(target) in str(caught.value) and needle in str(caught.value)
     assert not (tmp_path / "build" / "site").exists()  # nothing half-built is left as the site
+
+
+@pytest.mark.parametrize(
+    ("relative", "content"),
+    [("UNIT/session.json", "{not json"), ("UNIT/evaluation/result.json", '{"automated_score": 3}')],
+)
+def test_a_unit_with_an_unreadable_file_stays_on_the_site(
+    evidence: tuple[str, Path], tmp_path: Path, relative: str, content: str
+) -> None:
+    """Nothing vanishes (issue 29): a unit's unreadable session or result is read as absent and
+    the unit keeps its page (the leaderboard row names the file: tests/test_site_statuses.py)."""
+    round_id, source = evidence
+    folder = copy_evidence(source, tmp_path / "evidence")
+    paths = round_paths(round_id, folder)
+    unit = evaluated(paths.units_dir)[0].name
+    (paths.root / relative.replace("UNIT", f"units/{unit}")).write_text(content)
+    render_site(round_id, folder, tmp_path / "build")
+    assert (tmp_path / "build" / "site" / "units" / f"{unit}.html").is_file()
 
 
 def test_listed_but_missing_media_is_an_error(evidence: tuple[str, Path], tmp_path: Path) -> None:

@@ -22,10 +22,10 @@ from records.layout import (
     PROMPT_FILE,
     REPO_ROOT,
     STARTER_DIR,
+    evaluator_sha256,  # the judge's code; also doit's dependency
     round_paths,
     scoring_source_files,
 )
-from records.layout import evaluator_sha256 as layout_evaluator_sha256
 from records.tools import tool_versions, version_mismatches
 
 
@@ -48,11 +48,6 @@ def require_round_tools(round_id: str) -> None:
             f"tools: {'; '.join(problems)}. Install the round's versions (scripts/setup) or create "
             "a new round (benchmark/rounds/<new-round>.json) naming the installed ones."
         )
-
-
-def evaluator_sha256() -> str:
-    """The judge's code: the evaluator's source set from the layout (also doit's dependency)."""
-    return layout_evaluator_sha256()
 
 
 def scoring_sha256() -> str:

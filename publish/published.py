@@ -69,11 +69,15 @@ class Published:
             return self._done[rel]
         source = (self.evidence_dir / rel).resolve()
         allowed = source.is_relative_to(self.evidence_dir.resolve()) and source.is_file()
-        sealed = any(mark in rel for mark in SEALED) or (
+        self._done[rel] = self._publish(rel, source) if allowed and not self.sealed(rel) else None
+        return self._done[rel]
+
+    def sealed(self, rel: str) -> bool:
+        """Blind-review material: codes and packets never, review sheets until the standing is
+        final (they name codes)."""
+        return any(mark in rel for mark in SEALED) or (
             "/reviews/" in f"/{rel}" and not self.unsealed
         )
-        self._done[rel] = self._publish(rel, source) if allowed and not sealed else None
-        return self._done[rel]
 
     def round_file(self, rel: str) -> str | None:
         return self.viewer(f"{self.round_id}/{rel}")
@@ -130,19 +134,31 @@ class Published:
     def evidence_link(self, rel: str, page_dir: str = "") -> Markup:
         """A file relative to the evidence folder (e.g. a control's result.json) as a link."""
         view = self.viewer(rel)
-        label = escape(rel)
         if view is None:
-            return Markup(f'<span class="sb-cite sb-cite--missing">{label} (not published)</span>')
+            return self._unlinked(rel, rel)
         href = escape(_rel(view, page_dir))
-        return Markup(f'<a class="sb-cite" href="{href}"><code>{label}</code></a>')
+        return Markup(f'<a class="sb-cite" href="{href}"><code>{escape(rel)}</code></a>')
 
     def link(self, source: str, page_dir: str = "") -> Markup:
-        """A cited source as a link (or, if it is not in the evidence, said so)."""
+        """A cited source as a link (or, if it is sealed or not in the evidence, said so)."""
         href = self.href(source, page_dir)
-        label = escape(source)
         if href is None:
-            return Markup(f'<span class="sb-cite sb-cite--missing">{label} (not published)</span>')
-        return Markup(f'<a class="sb-cite" href="{escape(href)}"><code>{label}</code></a>')
+            match = _SOURCE.match(source.strip())
+            path = match["path"] if match else source
+            return self._unlinked(source, f"{self.round_id}/{path}")
+        return Markup(f'<a class="sb-cite" href="{escape(href)}"><code>{escape(source)}</code></a>')
+
+    def _unlinked(self, label: str, rel: str) -> Markup:
+        """A source without a link: sealed review material says when it opens; anything else is
+        missing from the evidence and says so."""
+        if self.sealed(rel):
+            return Markup(
+                f'<span class="sb-cite sb-cite--sealed">{escape(label)} '
+                "(sealed until the standing is final)</span>"
+            )
+        return Markup(
+            f'<span class="sb-cite sb-cite--missing">{escape(label)} (not published)</span>'
+        )
 
 
 def fragment_anchor(frag: str) -> str:

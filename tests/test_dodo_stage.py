@@ -40,7 +40,7 @@ def test_stage_results(stages: types.ModuleType, name: str, ok: bool) -> None:
 @pytest.fixture
 def unit_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> UnitPaths:
     """dodo's round paths in a scratch evidence folder, with one unit whose session has ended."""
-    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", tmp_path))
+    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", tmp_path))
     paths = dodo.PATHS.unit("idle-r1")
     paths.root.mkdir(parents=True)
     paths.session.write_text("{}\n")
@@ -120,3 +120,27 @@ def test_each_evaluation_waits_for_its_own_session_only(
     assert [t["name"] for t in tasks] == ["idle-r1", "signer-r1"]
     assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u)] for u, *_ in units]
     assert {f"unit:{name}" for name in sessions} >= {d for t in tasks for d in t["task_dep"]}
+
+
+def test_the_site_reads_the_controls_without_running_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """controls.json is the controls task's target: as a file_dep of the site it would make doit
+    run every control before each site build. The site depends on its content instead."""
+    controls = tmp_path / "controls.json"
+    monkeypatch.setattr(dodo, "controls_json", lambda: controls)
+    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", tmp_path))
+
+    def site_task() -> dict[str, Any]:
+        task: dict[str, Any] = dodo.task_site()
+        assert str(controls) not in task["file_dep"] and "controls" not in task.get("task_dep", [])
+        return task
+
+    def configured(task: dict[str, Any]) -> Any:
+        return task["uptodate"][0].config
+
+    absent = configured(site_task())
+    controls.write_text('[{"control": "reference"}]\n')
+    written = configured(site_task())
+    controls.write_text('[{"control": "variant-drop-cap"}]\n')
+    assert len({str(absent), str(written), str(configured(site_task()))}) == 3

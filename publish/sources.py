@@ -16,6 +16,7 @@ from typing import TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from publish.transcript import Transcript, read_transcript
+from records.controls_stamp import controls_current
 from records.evidence.controls import ControlRow
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
@@ -55,6 +56,7 @@ class RoundEvidence:
     calibration: Calibration | None
     calibration_result: EvaluationResult | None
     controls: list[ControlRow] | None
+    controls_current: bool  # a complete, all-matching run of today's controls and judge
     preflight: dict[str, PreflightRecord]
     order: OrderRecord | None
     leaderboard: Leaderboard | None
@@ -134,6 +136,7 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         calibration=calibration,
         calibration_result=calibration_result,
         controls=load_controls(controls_json(evidence_dir)),
+        controls_current=controls_current(evidence_dir),
         preflight=preflight,
         order=read_record(paths.order, OrderRecord) if paths.order.exists() else None,
         leaderboard=read_record(paths.leaderboard, Leaderboard)

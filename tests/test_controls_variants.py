@@ -190,7 +190,7 @@ def test_the_calibration_page_shows_variants_beside_mutants_with_their_expectati
     from publish.render import render_docs
     from publish.sources import load_round_evidence
 
-    (tmp_path / "demo").mkdir()
+    (tmp_path / "showcase").mkdir()
     common = {"description": "d", "expected_failed_checks": [], "actual_failed_checks": [],
               "gates_failed": [], "match": True}  # fmt: skip
     rows = [
@@ -204,8 +204,9 @@ def test_the_calibration_page_shows_variants_beside_mutants_with_their_expectati
     write_json(tmp_path / "controls.json", [r.model_dump() for r in rows])
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("demo", tmp_path), docs)
+    render_docs(load_round_evidence("showcase", tmp_path), docs)
     page = (docs / "calibration.md").read_text()
+    assert "Not a complete, current run" in page  # three rows and no stamp: a partial run
     assert (
         "3 of 3 controls match their expectation: 2 of the 2 that must pass (the reference and "
         "1 legal variant) and 1 of the 1 mutant that must lose exactly their check." in page

@@ -39,7 +39,8 @@ def demo_evidence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, changed: bool
     return RoundEvidence(
         round_id="quick-demo", paths=round_paths("quick-demo", tmp_path / "evidence"),
         settings=settings, cohort=load_cohort(settings.cohort_path), round_record=None,
-        calibration=None, calibration_result=None, controls=None, preflight={}, order=None,
+        calibration=None, calibration_result=None, controls=None, controls_current=False,
+        preflight={}, order=None,
         leaderboard=None,
     )  # fmt: skip
 

@@ -46,25 +46,25 @@ from evaluator.controls.patches import (
     variant_patches,
 )
 from evaluator.evaluate import evaluate
-from records.evidence.controls import ControlKind, ControlRow, ControlsInputs
+from records.controls_stamp import control_inputs, controls_current, inputs_record
+from records.evidence.controls import ControlKind, ControlRow
 from records.evidence.evaluation import MAX_AUTOMATED
-from records.hashing import files_sha256, tree_files
-from records.io import RecordError, read_json, read_record, write_json, write_record
+from records.io import read_json, write_json, write_record
 from records.layout import (
     EVIDENCE_DIR,
-    REPO_ROOT,
-    STARTER_DIR,
     EvaluationPaths,
     controls_dir,
     controls_inputs_json,
     controls_json,
-    evaluator_source_files,
 )
 
 __all__ = [
     "MUTANTS_DIR",
     "VARIANTS_DIR",
     "check_of",
+    "control_inputs",
+    "controls_current",
+    "inputs_record",
     "describe",
     "exercised_clauses",
     "expected_gates",
@@ -103,33 +103,6 @@ def _mutant_order(mutant: str) -> tuple[int, str]:
     ids = list(BY_ID)
     check = check_of(mutant)
     return (ids.index(check) if check in ids else len(ids), mutant)
-
-
-def control_inputs() -> list[Path]:
-    """What decides every control's verdict: the starter, the evaluator's sources and the
-    controls themselves (reference overlay, variants, mutants)."""
-    skip = {"node_modules", "dist", ".git", "__pycache__"}
-    files = {*tree_files(STARTER_DIR, skip), *evaluator_source_files()}
-    files.update(tree_files(Path(__file__).resolve().parent, skip))
-    return sorted(files)
-
-
-def inputs_record(controls: int) -> ControlsInputs:
-    files = control_inputs()
-    digest = files_sha256(files, REPO_ROOT)
-    return ControlsInputs(sha256=digest, files=len(files), controls=controls)
-
-
-def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
-    """True while controls.json holds an all-matching full run of exactly the current inputs."""
-    stamp = controls_inputs_json(evidence_dir)
-    if not controls_json(evidence_dir).is_file() or not stamp.is_file():
-        return False
-    try:
-        recorded = read_record(stamp, ControlsInputs)
-    except RecordError:
-        return False
-    return recorded.sha256 == inputs_record(recorded.controls).sha256
 
 
 @dataclass(frozen=True)

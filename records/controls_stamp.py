@@ -1,0 +1,51 @@
+"""Whether `controls.json` is a complete, all-matching run of today's controls and judge.
+
+A full run where every control matched writes `controls.inputs.json` (the digest of what decides
+every verdict); a partial or failing run removes it. The controls stage is up to date, and the
+site calls the controls current, only while that stamp names exactly the current inputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from records.evidence.controls import ControlsInputs
+from records.hashing import files_sha256, tree_files
+from records.io import RecordError, read_record
+from records.layout import (
+    EVIDENCE_DIR,
+    REPO_ROOT,
+    STARTER_DIR,
+    controls_inputs_json,
+    controls_json,
+    evaluator_source_files,
+)
+
+CONTROLS_SOURCE = REPO_ROOT / "evaluator" / "controls"
+
+
+def control_inputs() -> list[Path]:
+    """What decides every control's verdict: the starter, the evaluator's sources and the
+    controls themselves (reference overlay, variants, mutants)."""
+    skip = {"node_modules", "dist", ".git", "__pycache__"}
+    files = {*tree_files(STARTER_DIR, skip), *evaluator_source_files()}
+    files.update(tree_files(CONTROLS_SOURCE, skip))
+    return sorted(files)
+
+
+def inputs_record(controls: int) -> ControlsInputs:
+    files = control_inputs()
+    digest = files_sha256(files, REPO_ROOT)
+    return ControlsInputs(sha256=digest, files=len(files), controls=controls)
+
+
+def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
+    """True while controls.json holds an all-matching full run of exactly the current inputs."""
+    stamp = controls_inputs_json(evidence_dir)
+    if not controls_json(evidence_dir).is_file() or not stamp.is_file():
+        return False
+    try:
+        recorded = read_record(stamp, ControlsInputs)
+    except RecordError:
+        return False
+    return recorded.sha256 == inputs_record(recorded.controls).sha256

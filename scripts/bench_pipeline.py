@@ -1,9 +1,10 @@
-"""Pipeline speed benchmark (not a test): the whole demo round, a no-op `doit`, the site build.
+"""Pipeline speed benchmark (not a test): a whole demo round, a no-op `doit`, the site build.
 
-Runs the README's own command (`scripts/demo-round`: doit, the documented replacement, doit
-again) into a scratch evidence folder, so the repository's evidence is untouched:
+Runs the README's own command (`scripts/demo-round`; for the showcase: doit with the controls,
+the documented replacement, doit again) into a scratch evidence folder, so the repository's
+evidence is untouched:
 
-    .venv/bin/python scripts/bench_pipeline.py [--keep DIR]
+    .venv/bin/python scripts/bench_pipeline.py [--round demo|showcase] [--keep DIR]
 
 Prints one JSON object: seconds for each measurement, and when each phase of the round began
 (from the moment doit announces each task): the preflights beside the controls, the sessions,
@@ -75,9 +76,11 @@ def phases(tasks: list[tuple[float, str]]) -> dict[str, float | None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", type=Path, help="use (and keep) this evidence folder")
+    parser.add_argument("--round", default="demo", choices=("demo", "showcase"))
     args = parser.parse_args()
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="siteos-bench-"))
-    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(scratch), SITEOS_ROUND="demo")
+    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(scratch), SITEOS_ROUND=args.round)
+    env["SITEOS_CONTROLS"] = "1" if args.round == "showcase" else "0"
     report: dict[str, object] = {
         "evidence_dir": str(scratch),
         "load_average_at_start": round(os.getloadavg()[0], 1),

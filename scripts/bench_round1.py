@@ -1,8 +1,8 @@
 """Round 1 wall-clock benchmark (not a test): the demo's Round 1 with N sessions at once.
 
-Needs a finished demo round (what `./scripts/demo` wrote to `evidence/`, or `--demo-evidence`).
+Needs a finished showcase round (what `./scripts/demo --full` wrote to `evidence/`, or `--demo-evidence`).
 The first N runs the whole of `scripts/demo-round-1`'s round in a scratch evidence folder (the
-demo round copied in, demo-round-1's cohort written from it by `python -m harness.advance`), in
+showcase round copied in, demo-round-1's cohort written from it by `python -m harness.advance`), in
 three timed parts:
 
 - before: freeze, calibration, catalogue, spend, preflight, order (`doit`);
@@ -75,12 +75,12 @@ def first(n: int, demo_evidence: Path, scratch: Path) -> dict[str, object]:
     """The whole round with N at once; leaves `scratch/base`, the evidence before sessions."""
     evidence = scratch / f"n{n}" / "evidence"
     evidence.mkdir(parents=True)
-    shutil.copytree(demo_evidence / "demo", evidence / "demo")  # not the controls: not timed
+    shutil.copytree(demo_evidence / "showcase", evidence / "showcase")  # not the controls: not timed
     env = environment(evidence)
     log = evidence.parent / "bench.log"
     python = sys.executable
     report: dict[str, object] = {"n": n, "evidence_dir": str(evidence), "log": str(log)}
-    timed([python, "-m", "harness.advance", "demo", "--to", ROUND, "--evidence", str(evidence)],
+    timed([python, "-m", "harness.advance", "showcase", "--to", ROUND, "--evidence", str(evidence)],
           env, log)  # fmt: skip
     doit = [python, "-m", "doit", "-n", "2", "-P", "thread"]
     total = part(report, "before", [*doit, *BEFORE], env, log)
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--demo-evidence", type=Path, default=EVIDENCE_DIR)
     parser.add_argument("--keep", action="store_true", help="keep the scratch evidence folders")
     args = parser.parse_args()
-    if not (args.demo_evidence / "demo" / "leaderboard.json").is_file():
+    if not (args.demo_evidence / "showcase" / "leaderboard.json").is_file():
         sys.exit(f"{args.demo_evidence}/demo/leaderboard.json: run ./scripts/demo first")
     scratch = Path(tempfile.mkdtemp(prefix="siteos-bench-round1-"))
     runs = [first(args.parallel[0], args.demo_evidence, scratch)]

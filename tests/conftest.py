@@ -36,6 +36,7 @@ def frozen_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # files (fixture setup included in pytest-timeout's count) get a timeout sized for a loaded
 # two-core machine.
 HEAVY_FIRST = (
+    "test_showcase.py",  # the full tier only: builds the showcase round in the foreground
     "test_rehearsal.py",
     "test_session_units.py",
     "test_pipeline_crash.py",

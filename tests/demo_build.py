@@ -1,9 +1,12 @@
-"""The demo round, built once per test session by the README's own command and shared.
+"""The golden round: the quick demo round, built once per test session by the README's own
+command and shared (the full showcase round is built the same way by `tests/test_showcase.py`).
 
 `scripts/demo-round` (quick start (a) without setup: doit's default tasks — freeze, calibration,
-the controls, catalogue, spend, preflight, order, units, evaluation, packets, scoring, site —
-then the documented replacement and doit again) runs into `<folder>/evidence`; then the finished
-evidence is copied to `<folder>/pristine`, which no test changes.
+catalogue, spend, preflight, order, units, evaluation, packets, scoring, site) runs into
+`<folder>/evidence`, beside a run of three of the evaluator controls by their own command
+(`BUILD_CONTROLS`: the reference, a legal variant and a mutant; all of them run in the full tier)
+so the calibration page has real rows; then `scripts/demo-round` again (the site now shows those
+rows) and the finished evidence is copied to `<folder>/pristine`, which no test changes.
 
 - `test_pipeline.py` owns `<folder>/evidence` (doit's state there names its absolute paths, so
   the staleness tests run in place);
@@ -22,6 +25,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -31,6 +35,9 @@ import pytest
 
 from records.layout import REPO_ROOT
 
+BUILD_CONTROLS = ("reference", "variant-drop-cap", "mutant-venue-detail")
+"""The controls the quick build runs: the reference, the legal variant a judge once failed (a drop
+cap) and the mutant that a layout-bound text reading would miss."""
 FOLDER_ENV = "SITEOS_TEST_DEMO_BUILD"
 """The shared build's folder (set by `start_in_background`; inherited by the xdist workers)."""
 BUILD_TIMEOUT_S = 80 * 60
@@ -42,6 +49,7 @@ PID = "build.pid"
 @dataclass(frozen=True)
 class DemoBuild:
     folder: Path
+    round_id: str = "demo"  # or "showcase": the whole cast, every control beside it
 
     @property
     def evidence(self) -> Path:
@@ -55,14 +63,27 @@ class DemoBuild:
 
     @property
     def env(self) -> dict[str, str]:
-        return dict(os.environ, SITEOS_EVIDENCE_DIR=str(self.evidence), SITEOS_ROUND="demo")
+        env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(self.evidence), SITEOS_ROUND=self.round_id)
+        env["SITEOS_CONTROLS"] = "1" if self.round_id == "showcase" else "0"
+        return env
 
 
 def _script(build: DemoBuild) -> list[str]:
-    """The build as one shell command: the demo round, the pristine copy, then the exit code."""
+    """The build as one shell command: the round (the quick one beside three controls, then again
+    for the site), the pristine copy, then the exit code."""
     log, rc = build.folder / LOG, build.folder / RC
+    demo = f'bash "{REPO_ROOT}/scripts/demo-round" >> "{log}" 2>&1'
+    if build.round_id == "demo":
+        controls = ",".join(BUILD_CONTROLS)
+        demo = (
+            f'mkdir -p "{build.evidence}" && {{ "{sys.executable}" -m evaluator controls'
+            f' --only {controls} > "{build.folder}/controls.log" 2>&1 & }}'
+            f" && {demo} && {{ wait $! ||"
+            f' echo "controls: exit $? (see test_evaluator_controls.py)" >> "{log}"; }}'
+            f" && {demo}"
+        )
     body = (
-        f'bash "{REPO_ROOT}/scripts/demo-round" > "{log}" 2>&1'
+        f"{demo}"
         f' && cp -a "{build.evidence}" "{build.pristine}"; rc=$?;'
         f' echo "demo build: exit $rc after $SECONDS s" >> "{log}";'
         f' echo $rc > "{rc}.tmp" && mv "{rc}.tmp" "{rc}"'
@@ -71,7 +92,7 @@ def _script(build: DemoBuild) -> list[str]:
 
 
 def start_in_background() -> DemoBuild:
-    """Start the build in a fresh folder; the workers find it through FOLDER_ENV."""
+    """Start the quick build in a fresh folder; the workers find it through FOLDER_ENV."""
     build = DemoBuild(Path(tempfile.mkdtemp(prefix="siteos-demo-build-")))
     proc = subprocess.Popen(
         _script(build), cwd=REPO_ROOT, env=build.env, start_new_session=True,
@@ -122,10 +143,10 @@ def _finished(build: DemoBuild) -> DemoBuild:
     return build
 
 
-def _build_here(base: Path) -> DemoBuild:
+def _build_here(base: Path, round_id: str) -> DemoBuild:
     """No background build: build in the foreground into `base`, once (a file lock lets
     another process of the same session wait for it)."""
-    build = DemoBuild(base)
+    build = DemoBuild(base, round_id)
     base.mkdir(parents=True, exist_ok=True)
     with (base.parent / f"{base.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -139,13 +160,14 @@ def _build_here(base: Path) -> DemoBuild:
     return _finished(build)
 
 
-def demo_build(tmp_path_factory: pytest.TempPathFactory) -> DemoBuild:
-    """The finished shared build: waits for the background one, or builds it now."""
+def demo_build(tmp_path_factory: pytest.TempPathFactory, round_id: str = "demo") -> DemoBuild:
+    """The finished shared build of `round_id`: waits for the background one (the quick demo), or
+    builds it now."""
     folder = os.environ.get(FOLDER_ENV)
-    if folder:
+    if folder and round_id == "demo":
         return _wait(DemoBuild(Path(folder)))
     base = tmp_path_factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker and base.name == f"popen-{worker}":
         base = base.parent  # shared by the workers of this session
-    return _build_here(base / "demo-build")
+    return _build_here(base / f"{round_id}-build", round_id)

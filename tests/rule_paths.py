@@ -1,10 +1,11 @@
 """The rule paths the methodology page lists, and how to find each one in a round's evidence.
 
 The lists are data on the page (`site/docs/methodology.md`): the table after
-`<!-- rule-paths:demo -->` names each path the offline demo round shows and the demo unit or
-route that shows it; the table after `<!-- rule-paths:tests -->` names the paths a demo cannot
-show honestly and the test that proves each. Here every demo path gets a finder: given the
-round's evidence it returns the model keys whose evidence exercises the path.
+`<!-- rule-paths:showcase -->` names each path the offline showcase round shows and the unit or
+route that shows it (the quick demo round shows the rows naming its six models); the table after
+`<!-- rule-paths:tests -->` names the paths a demo cannot show honestly and the test that proves
+each. Here every showcase path gets a finder: given the round's evidence it returns the model
+keys whose evidence exercises the path.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from records.layout import REPO_ROOT, round_paths
 from records.rubric import ADVANCE_MARGIN, ADVANCE_TOP
 
 METHODOLOGY = REPO_ROOT / "site" / "docs" / "methodology.md"
+SHOWCASE = "showcase"  # the table of the paths the showcase round shows; the quick demo shows some
 ROW = re.compile(r"^\|\s*`(?P<id>[a-z0-9-]+)`\s*\|(?P<rest>.*)\|\s*$")
 TICKED = re.compile(r"`([^`]+)`")
 
@@ -247,11 +249,23 @@ FINDERS: dict[str, Finder] = {
 }
 
 
-def unexercised(round_id: str, evidence_dir: Path, page: Path = METHODOLOGY) -> list[str]:
-    """Each demo row whose path no named unit exercises (empty when the demo shows them all)."""
+def shown_by(cast: set[str], page: Path = METHODOLOGY) -> list[RulePath]:
+    """The showcase rows a round whose cohort is `cast` must show: those naming one of its models
+    (a row keeps only the names in the cast)."""
+    every = table(SHOWCASE, page)
+    rows = [RulePath(p.id, [n for n in p.names if n in cast], p.line) for p in every]
+    return [row for row in rows if row.names]
+
+
+def unexercised(
+    round_id: str, evidence_dir: Path, page: Path = METHODOLOGY, cast: set[str] | None = None
+) -> list[str]:
+    """Each showcase row (naming a model of `cast`, when given) whose path no named unit exercises
+    in the round's evidence (empty when the round shows them all)."""
     evidence = Evidence.load(round_id, evidence_dir)
     problems = []
-    for path in table("demo", page):
+    rows = table(SHOWCASE, page) if cast is None else shown_by(cast, page)
+    for path in rows:
         finder = FINDERS.get(path.id)
         if finder is None:
             problems.append(f"{page.name}:{path.line}: `{path.id}` has no finder in {__name__}")

@@ -44,7 +44,7 @@ GATES = [
 
 
 def demo_cohort() -> Cohort:
-    path = BENCHMARK_DIR / "demo-cohort.json"
+    path = BENCHMARK_DIR / "showcase-cohort.json"
     return load_cohort(path if path.exists() else BENCHMARK_DIR / "models.json")
 
 

@@ -127,8 +127,8 @@ def freeze_demo(evidence: Path, setattr: Callable[[Any, str, Any], None]) -> Non
         prompt.write_bytes(FALLBACK_PROMPT)
         setattr(layout, "PROMPT_FILE", prompt)
         setattr(freeze_stage, "PROMPT_FILE", prompt)
-    load_round("demo")
-    freeze_stage.freeze("demo", evidence)
+    load_round("showcase")
+    freeze_stage.freeze("showcase", evidence)
 
 
 @contextmanager
@@ -153,11 +153,11 @@ def pass_preconditions(evidence: Path) -> None:
     `evaluator.calibration.calibrate` writes for a starter at the reference score; running the
     starter's evaluation here would cost each session module a minute of CPU (its own test:
     test_evaluator_calibration.py)."""
-    check_spend("demo", evidence)
+    check_spend("showcase", evidence)
     write_record(
-        layout.round_paths("demo", evidence).calibration,
+        layout.round_paths("showcase", evidence).calibration,
         Calibration(
-            round_id="demo", passed=True, automated_score=CALIBRATION_SCORE, checks_executed=15,
+            round_id="showcase", passed=True, automated_score=CALIBRATION_SCORE, checks_executed=15,
             evaluator_sha256=layout.evaluator_sha256(), hard_gate_failed=True,
             missing_core_journeys=["filter", "detail", "enquiry"],
             install_ok=True, build_ok=True, failed_checks=[], expected_failed_checks=[],

@@ -288,19 +288,21 @@ def test_the_site_discloses_a_resource_limit_stop(tmp_path: Path) -> None:
     """A round scored by the real stages and rendered by the real renderer: the leaderboard row
     carries the sandbox-limit badge and the unit page names the limit (issue 29 (4))."""
     evidence = tmp_path / "evidence"
-    ctx = RoundContext("demo", 7, demo_cohort(), round_paths("demo", evidence))
+    ctx = RoundContext("showcase", 7, demo_cohort(), round_paths("showcase", evidence))
     limit = "nproc: `opencode run` exceeded the process limit (1024 processes and threads)"
     plain = {"screenshots": [], "video": None}
-    record = session("process-storm", round_id="demo", stop_status="resource_limit",
+    record = session("process-storm", round_id="showcase", stop_status="resource_limit",
                      exit_code=-9, failure_class="model", resource_limit=limit,
                      attribution="resource-limit",
                      failure_detail=f"stopped at a sandbox limit: {limit}")  # fmt: skip
     make_unit(ctx, "process-storm", record, result(**plain))
-    make_unit(ctx, "strong-builder", session("strong-builder", round_id="demo"), result(**plain))
+    make_unit(
+        ctx, "strong-builder", session("strong-builder", round_id="showcase"), result(**plain)
+    )
     score_context(ctx)
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("demo", evidence), docs)
+    render_docs(load_round_evidence("showcase", evidence), docs)
     board = (docs / "leaderboard.md").read_text()
     assert "stopped at a sandbox limit" in board and "the work at the limit was scored" in board
     page = (docs / "units" / "process-storm-r1.md").read_text()

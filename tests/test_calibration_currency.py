@@ -42,7 +42,7 @@ def calibrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(calibration, "materialize", lambda dest: dest.mkdir(parents=True))
     monkeypatch.setattr(calibration, "evaluate", lambda app, out: starter_result())
     evidence = tmp_path / "evidence"
-    assert calibration.calibrate("demo", evidence) == 0
+    assert calibration.calibrate("showcase", evidence) == 0
     return evidence
 
 
@@ -53,11 +53,11 @@ def another_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_calibration_records_the_evaluator_that_made_it(calibrated: Path) -> None:
-    record = read_record(round_paths("demo", calibrated).calibration, Calibration)
+    record = read_record(round_paths("showcase", calibrated).calibration, Calibration)
     assert record.schema_version == 2 and record.passed
     assert record.automated_score == CALIBRATION_SCORE
     assert record.evaluator_sha256 == evaluator_sha256()
-    assert require_calibration("demo", calibrated) == record
+    assert require_calibration("showcase", calibrated) == record
 
 
 def test_a_calibration_made_by_another_evaluator_is_refused(
@@ -68,25 +68,25 @@ def test_a_calibration_made_by_another_evaluator_is_refused(
     assert evaluator_sha256() != made_by
     with pytest.raises(PreconditionFailed, match=rf"made by evaluator {made_by[:12]}, not the "
                        r"current evaluator .*run `doit calibrate`"):  # fmt: skip
-        require_calibration("demo", calibrated)
+        require_calibration("showcase", calibrated)
 
 
 def test_the_unit_stage_refuses_a_stale_calibration_before_spending(
     calibrated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     freeze_demo(calibrated, monkeypatch.setattr)
-    check_spend("demo", calibrated)
+    check_spend("showcase", calibrated)
     another_evaluator(monkeypatch)
     with pytest.raises(UnitRefused, match=r"not the current evaluator .*doit calibrate"):
-        run_unit("demo", "idle", evidence_dir=calibrated, check_order=False)
-    assert not round_paths("demo", calibrated).unit("idle-r1").root.exists()  # nothing spent
+        run_unit("showcase", "idle", evidence_dir=calibrated, check_order=False)
+    assert not round_paths("showcase", calibrated).unit("idle-r1").root.exists()  # nothing spent
 
 
 def test_a_schema_1_calibration_loads_but_names_no_evaluator(tmp_path: Path) -> None:
     """Older files load; a passing one cannot show which evaluator made it, so it is refused."""
-    path = round_paths("demo", tmp_path).calibration
+    path = round_paths("showcase", tmp_path).calibration
     fields = {
-        "round_id": "demo", "passed": True, "automated_score": CALIBRATION_SCORE,
+        "round_id": "showcase", "passed": True, "automated_score": CALIBRATION_SCORE,
         "expected_score": CALIBRATION_SCORE, "checks_executed": 15, "hard_gate_failed": True,
         "missing_core_journeys": ["filter", "detail", "enquiry"], "install_ok": True,
         "build_ok": True, "failed_checks": [], "expected_failed_checks": [], "reasons": [],
@@ -95,7 +95,7 @@ def test_a_schema_1_calibration_loads_but_names_no_evaluator(tmp_path: Path) -> 
     write_json(path, fields)
     assert read_record(path, Calibration).evaluator_sha256 is None
     with pytest.raises(PreconditionFailed, match=r"an evaluator it does not name .*schema 1"):
-        require_calibration("demo", tmp_path)
+        require_calibration("showcase", tmp_path)
 
 
 def test_doit_calibrates_again_when_the_evaluator_changes(
@@ -103,14 +103,14 @@ def test_doit_calibrates_again_when_the_evaluator_changes(
 ) -> None:
     task = dodo.task_calibrate()
     assert set(map(str, evaluator_source_files())) <= set(task["file_dep"])
-    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", calibrated))
+    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", calibrated))
     (current,) = task["uptodate"]
     assert current() is True
     another_evaluator(monkeypatch)  # e.g. a source removed: file_dep alone would not notice
     assert current() is False
     monkeypatch.undo()
-    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", calibrated))
-    path = round_paths("demo", calibrated).calibration
+    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", calibrated))
+    path = round_paths("showcase", calibrated).calibration
     path.write_text(json.dumps({**json.loads(path.read_text()), "schema_version": 1,
                                 "evaluator_sha256": None}))  # fmt: skip
     assert current() is False

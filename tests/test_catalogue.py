@@ -290,7 +290,7 @@ def test_live_check_asks_the_rounds_simulator_on_loopback() -> None:
     """`--live` on a simulated round: the same check, /models fetched through the client."""
     from gateway_support import loopback_only
 
-    settings = load_round("demo")
+    settings = load_round("showcase")
     with loopback_only() as seen:
         live = fetch_live_catalogue(settings)
     assert seen and all(a[0] == "127.0.0.1" for a in seen if isinstance(a, tuple))

@@ -2,9 +2,10 @@
 
 The shared demo build (`demo_build`, read from its pristine copy) already ran, through real
 OpenCode in the sandbox against the simulator, the preflights and sessions these tests judge: a
-3/3 and a 2/3 preflight, a completed unit, the step ceiling, a transient 503 and the budget
-ceiling. Running them again in a scratch round would repeat the same sessions; these tests read
-the build's records instead, and judge the write-once rules on copies of them.
+3/3 and a 2/3 preflight and a completed unit (the showcase's step and budget ceilings and
+transient 503: `tests/test_showcase.py`). Running them again in a scratch round would repeat
+the same sessions; these tests read the build's records instead, and judge the write-once rules
+on copies of them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from harness.invalidation import REQUIRED_EVIDENCE
 from harness.preflight import run_preflight
 from harness.replacement import ReplacementRefused, create_replacement
 from harness.unit import UnitRefused, run_unit
-from records.evidence.gateway import read_exchanges
 from records.evidence.round import PreflightRecord
 from records.evidence.session import SessionRecord
 from records.io import read_record
@@ -53,14 +53,14 @@ def copy_into(source_root: Path, file: Path, target_root: Path) -> Path:
 
 
 def test_three_good_probes_qualify(built: Path) -> None:
-    record = preflight(built, "idle")
+    record = preflight(built, "strong-builder")
     assert record.qualified and record.verdict == "qualified" and record.reason_class is None
     assert [p.passed for p in record.probes] == [True, True, True]
     assert (record.probes_passed, record.passed_fraction) == (3, "3/3")
     assert all(p.file_edited and p.command_ran for p in record.probes)
     assert record.catalogue.passed and record.catalogue.tools_supported
     assert record.isolation.level == "bwrap-loopback-proxy"
-    probe_dir = round_paths("demo", built).probe_dir("idle", 1)
+    probe_dir = round_paths("demo", built).probe_dir("strong-builder", 1)
     for name in ("probe.json", "events.jsonl", "trace.json", "gateway.jsonl", "commands.json",
                  "worktree.diff"):  # fmt: skip
         assert (probe_dir / name).is_file(), name
@@ -70,11 +70,11 @@ def test_three_good_probes_qualify(built: Path) -> None:
 def test_a_written_preflight_is_returned_not_run_again(
     built: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    record = preflight(built, "idle")
+    record = preflight(built, "strong-builder")
     with scratch_round(tmp_path_factory) as evidence:
-        copy_into(built, round_paths("demo", built).preflight("idle"), evidence)
-        assert run_preflight("demo", "idle", evidence_dir=evidence) == record
-        assert not round_paths("demo", evidence).probe_dir("idle", 1).exists()
+        copy_into(built, round_paths("demo", built).preflight("strong-builder"), evidence)
+        assert run_preflight("demo", "strong-builder", evidence_dir=evidence) == record
+        assert not round_paths("demo", evidence).probe_dir("strong-builder", 1).exists()
 
 
 def test_two_of_three_is_adapter_unstable(built: Path) -> None:
@@ -91,53 +91,23 @@ def test_two_of_three_is_adapter_unstable(built: Path) -> None:
 def test_completed_unit_is_scored_and_never_rewritten(
     built: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    record = session(built, "idle-r1")
+    record = session(built, "strong-builder-r1")
     assert (record.stop_status, record.validity, record.failure_class) == (
         "completed", "valid", "none")  # fmt: skip
-    assert record.exit_code == 0 and record.steps == 1 and record.cost_usd
+    assert record.exit_code == 0 and record.steps > 1 and record.cost_usd
     assert record.identity.verdict == "consistent"
     assert record.isolation.level == "bwrap-loopback-proxy"
     assert record.prompt_sha256 == record.frozen_prompt_sha256
     assert record.starter_tree_sha256 == record.frozen_starter_tree_sha256
-    unit = round_paths("demo", built).unit("idle-r1")
+    unit = round_paths("demo", built).unit("strong-builder-r1")
     assert set(EVIDENCE) <= {p.name for p in unit.root.iterdir()}
     with scratch_round(tmp_path_factory) as evidence:
         copied = copy_into(built, unit.session, evidence)
         before = copied.read_bytes()
         with pytest.raises(UnitRefused, match="never run or written again"):
-            run_unit("demo", "idle", evidence_dir=evidence, check_order=False)
+            run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
         assert copied.read_bytes() == before
         with pytest.raises(ReplacementRefused, match="model failures are scored"):
-            create_replacement("demo", "idle-r1", "wanted a better score", evidence_dir=evidence)
-
-
-def test_step_ceiling_stop_is_scored_with_status(built: Path) -> None:
-    record = session(built, "step-burner-r1")
-    assert (record.stop_status, record.validity, record.failure_class) == (
-        "step_ceiling", "valid", "model")  # fmt: skip
-    assert record.steps == 40 and record.gateway.refused >= 1
-    assert record.commands == 40
-    diff = round_paths("demo", built).unit("step-burner-r1").diff.read_text()
-    assert "+step 40" in diff  # the work up to the ceiling is kept
-
-
-def test_one_transient_503_is_a_disclosed_transport_retry(built: Path) -> None:
-    record = session(built, "transient-503-r1")
-    assert (record.stop_status, record.validity, record.failure_class) == (
-        "completed", "valid", "none")  # fmt: skip
-    gw = record.gateway
-    assert gw.retries == 0 and gw.transport_retries >= 1 and record.harness_retries == 0
-    assert gw.transport_retry_classes == {"upstream_5xx": gw.transport_retries}
-    assert gw.error_classes == {"upstream_5xx": 1}
-    records = read_exchanges(round_paths("demo", built).unit("transient-503-r1").gateway)
-    failed, retried = next(
-        (a, b) for a, b in zip(records, records[1:], strict=False) if a.status == 503
-    )
-    assert retried.transport_retry and retried.step == failed.step and retried.status == 200
-
-
-def test_the_big_spender_ends_within_its_ceiling(built: Path) -> None:
-    record = session(built, "big-spender-r1")
-    assert record.cost_usd is not None and record.cost_usd <= record.ceilings.budget_usd == 5.0
-    assert record.stop_status == "budget_ceiling" and record.validity == "valid"
-    assert record.gateway.max_tokens_changes, "the hard budget lowered max_tokens at least once"
+            create_replacement(
+                "demo", "strong-builder-r1", "wanted a better score", evidence_dir=evidence
+            )

@@ -24,7 +24,7 @@ from records.evidence.gateway import GatewayPolicy, GatewaySummary, read_exchang
 from records.inputs import load_cohort, load_round
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
-SETTINGS = load_round("demo")
+SETTINGS = load_round("showcase")
 COHORT = load_cohort(SETTINGS.cohort_path)
 PROMPT = "Build the venue site described in the task."
 

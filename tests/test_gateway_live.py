@@ -218,7 +218,7 @@ def test_the_402_reservation_and_the_key(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("limit", "verdict"), [(None, "ok"), (10_000.0, "ok"), (20.0, "refused")])
 def test_the_key_check_against_the_rounds_maximum_spend(limit: float | None, verdict: str) -> None:
-    settings = load_round("demo")
+    settings = load_round("showcase")
     cohort = load_cohort(settings.cohort_path)
     with loopback_only(), Simulator.from_cohort(settings.cohort_path, key_limit_usd=limit) as s:
         check = key_check(settings, cohort, Upstream("simulator", s.base_url, "sk-x"))

@@ -53,7 +53,7 @@ def test_a_keepalive_stall_past_the_window_is_a_replaceable_provider_outage(
     evidence: Path,
 ) -> None:
     record = run_unit(
-        "demo", "keepalive-stall", evidence_dir=evidence, check_order=False, outage_seconds=3
+        "showcase", "keepalive-stall", evidence_dir=evidence, check_order=False, outage_seconds=3
     )
     assert (record.stop_status, record.failure_class, record.validity) == (
         "provider_outage", "provider_outage", "invalid")  # fmt: skip
@@ -62,14 +62,17 @@ def test_a_keepalive_stall_past_the_window_is_a_replaceable_provider_outage(
     assert gw.longest_keepalive_wait_ms is not None and gw.longest_keepalive_wait_ms >= 3000
     assert any("provider stall" in reason for reason in record.invalid_reasons)
     replacement = create_replacement(
-        "demo", "keepalive-stall-r1", "provider stalled behind keep-alives", evidence_dir=evidence
+        "showcase",
+        "keepalive-stall-r1",
+        "provider stalled behind keep-alives",
+        evidence_dir=evidence,
     )
     assert replacement.replacement_unit == "keepalive-stall-r1-x1"
 
 
 def test_an_in_stream_429_is_classed_rate_limit(evidence: Path) -> None:
     record = run_unit(
-        "demo", "rate-limited", evidence_dir=evidence, check_order=False, outage_seconds=3
+        "showcase", "rate-limited", evidence_dir=evidence, check_order=False, outage_seconds=3
     )
     assert record.gateway.error_classes.get("rate_limit", 0) >= 1
     assert "midstream_error" not in record.gateway.error_classes
@@ -77,7 +80,7 @@ def test_an_in_stream_429_is_classed_rate_limit(evidence: Path) -> None:
 
 
 def test_unknown_cost_stays_unknown(evidence: Path) -> None:
-    record = run_unit("demo", "cost-unknown", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "cost-unknown", evidence_dir=evidence, check_order=False)
     assert record.stop_status == "completed" and record.steps == 2
     assert record.cost_usd is None and record.gateway.unknown_cost_responses == 2
     assert record.gateway.cost_estimate_usd > 0  # the budget counted tokens x catalogue price
@@ -89,15 +92,15 @@ def test_a_low_credit_key_refuses_the_round_before_any_spending(
 ) -> None:
     evidence = tmp_path / "evidence"
     freeze_demo(evidence, monkeypatch.setattr)
-    cohort = load_round("demo").cohort_path
+    cohort = load_round("showcase").cohort_path
     with Simulator.from_cohort(cohort, key_limit_usd=20.0) as low:
         with pytest.raises(SpendRefused, match="refused to start") as refused:
-            check_spend("demo", evidence, Upstream("simulator", low.base_url, "sk-low"))
+            check_spend("showcase", evidence, Upstream("simulator", low.base_url, "sk-low"))
         assert low.requests == []  # nothing was spent: no chat request reached the gateway
     assert "$20.00 of credit left" in str(refused.value)
-    check = read_record(round_paths("demo", evidence).key_check, KeyCheck)
+    check = read_record(round_paths("showcase", evidence).key_check, KeyCheck)
     assert check.verdict == "refused" and check.limit_remaining_usd == 20.0
     assert check.max_spend.total_usd > 20.0 and check.max_spend.reservation_tokens == 32000
     with pytest.raises(UnitRefused, match="refused to start"):
-        run_unit("demo", "idle", evidence_dir=evidence, check_order=False)
-    assert not round_paths("demo", evidence).unit("idle-r1").root.exists()
+        run_unit("showcase", "idle", evidence_dir=evidence, check_order=False)
+    assert not round_paths("showcase", evidence).unit("idle-r1").root.exists()

@@ -44,15 +44,15 @@ KILLED = "idle-r2"
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with demo_round(tmp_path_factory) as ev:
         write_record(
-            round_paths("demo", ev).order,
-            OrderRecord(round_id="demo", seed=1, drawn_at="t", qualified=["idle"],
+            round_paths("showcase", ev).order,
+            OrderRecord(round_id="showcase", seed=1, drawn_at="t", qualified=["idle"],
                         not_testable=[], order=UNITS),
         )  # fmt: skip
         yield ev
 
 
 def test_a_unit_refuses_to_start_before_an_earlier_one(evidence: Path, tmp_path: Path) -> None:
-    paths = round_paths("demo", tmp_path)
+    paths = round_paths("showcase", tmp_path)
     with pytest.raises(ParallelRefused, match="after 'idle-r1'"):
         require_started_before(paths, UNITS, "idle-r2")
     require_started_before(paths, UNITS, "idle-r1")
@@ -63,11 +63,11 @@ def test_a_unit_refuses_to_start_before_an_earlier_one(evidence: Path, tmp_path:
 def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others(
     evidence: Path,
 ) -> None:
-    paths = round_paths("demo", evidence)
+    paths = round_paths("showcase", evidence)
     schedule: list[Schedule] = []
     runner = threading.Thread(
         target=lambda: schedule.append(
-            run_parallel("demo", scheduled_units("demo", evidence), 4, evidence, log=False)
+            run_parallel("showcase", scheduled_units("showcase", evidence), 4, evidence, log=False)
         )
     )
     runner.start()
@@ -108,5 +108,5 @@ def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others
     assert None not in worktrees and len(set(worktrees)) == len(UNITS)
     assert len({x.runner_pid for x in done.launches}) == len(UNITS)
     # the killed unit is recorded as a harness failure from its marker, never run again
-    recovered = run_unit("demo", "idle", 2, evidence_dir=evidence, check_order=False)
+    recovered = run_unit("showcase", "idle", 2, evidence_dir=evidence, check_order=False)
     assert recovered.failure_class == "harness" and "killed" in recovered.failure_detail

@@ -39,14 +39,14 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     ],
 )
 def test_catalogue_failures_are_not_testable(evidence: Path, key: str, detail: str) -> None:
-    record = run_preflight("demo", key, evidence_dir=evidence)
+    record = run_preflight("showcase", key, evidence_dir=evidence)
     assert (record.verdict, record.reason_class, record.probes) == ("not_testable", "catalogue", [])
     assert detail in record.reason
-    assert read_record(round_paths("demo", evidence).preflight(key), PreflightRecord) == record
+    assert read_record(round_paths("showcase", evidence).preflight(key), PreflightRecord) == record
 
 
 def test_provider_errors_are_route_provider(evidence: Path) -> None:
-    record = run_preflight("demo", "probe-404", evidence_dir=evidence)
+    record = run_preflight("showcase", "probe-404", evidence_dir=evidence)
     assert (record.verdict, record.reason_class) == ("not_testable", "route_provider")
     assert [p.error_classes for p in record.probes] == [["no_endpoint"]] * 3
     assert record.passed_fraction == "0/3"

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from rule_paths import table
+from rule_paths import SHOWCASE, table
 
 from records.layout import REPO_ROOT
 
@@ -83,9 +83,10 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 
 def test_the_demo_cast_names_every_candidate_and_its_rule_paths() -> None:
-    cohort = json.loads((REPO_ROOT / "benchmark" / "demo-cohort.json").read_text())
+    cohort = json.loads((REPO_ROOT / "benchmark" / "showcase-cohort.json").read_text())
+    quick = json.loads((REPO_ROOT / "benchmark" / "demo-cohort.json").read_text())
     shown: dict[str, set[str]] = {}
-    for row in table("demo"):
+    for row in table(SHOWCASE):
         for name in row.names:
             shown.setdefault(name, set()).add(row.id)
     cast = {
@@ -94,6 +95,9 @@ def test_the_demo_cast_names_every_candidate_and_its_rule_paths() -> None:
     }
     assert list(cast) == [c["key"] for c in cohort["candidates"]]
     assert cast == {key: shown.get(key, set()) for key in cast}
+    quick_sentence = " ".join(section(DEMO_README.read_text(), "The quick demo").split())
+    named = re.findall(r"`([a-z0-9-]+)`", quick_sentence)
+    assert sorted(c["key"] for c in quick["candidates"]) == sorted(k for k in named if k in cast)
 
 
 def test_every_timing_row_is_dated_and_names_a_command() -> None:

@@ -125,7 +125,7 @@ def test_round_json_without_a_version_is_labelled_by_content(
     tmp_path: Path, scoring: str | None, version: int
 ) -> None:
     data = {
-        "round_id": "demo",
+        "round_id": "showcase",
         "frozen_at": "2026-12-01T00:00:00+00:00",
         "seed": 1,
         "cohort_file": "demo-cohort.json",

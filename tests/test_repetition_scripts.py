@@ -51,7 +51,7 @@ def test_the_varied_repetition_keeps_the_route_and_changes_the_behaviour(
 ) -> None:
     """With a variation the one-pass route answers with the partial builder's session; its
     catalogue entry, identity and usage stay the one-pass model's; other routes are untouched."""
-    demo = json.loads((BENCHMARK_DIR / "demo-cohort.json").read_text())
+    demo = json.loads((BENCHMARK_DIR / "showcase-cohort.json").read_text())
     keep = [c for c in demo["candidates"] if c["key"] in ("one-pass", "strong-builder")]
     cohort = tmp_path / "cohort.json"
     cohort.write_text(json.dumps({**demo, "cohort_id": "varied", "candidates": keep}))

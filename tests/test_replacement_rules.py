@@ -23,7 +23,7 @@ from records.evidence.session import HUMAN_INTERVENTION_BASIS
 from records.io import read_record, write_record
 from records.layout import round_paths
 
-ROUND = "demo"
+ROUND = "showcase"
 FROZEN = {"frozen_prompt_sha256": "a" * 64, "frozen_starter_tree_sha256": "b" * 64}
 SAME = {"prompt_sha256": "a" * 64, "starter_tree_sha256": "b" * 64}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rule_paths import FINDERS, METHODOLOGY, Evidence, table, unexercised
+from rule_paths import FINDERS, METHODOLOGY, SHOWCASE, Evidence, shown_by, table, unexercised
 from scoring_support import make_round, make_unit, result, session
 
 from harness.replacement import create_replacement
@@ -22,10 +22,10 @@ from scoring.pipeline import score_context
 
 
 def test_every_demo_row_has_a_finder_and_names_a_demo_candidate() -> None:
-    rows = table("demo")
+    rows = table(SHOWCASE)
     assert len(rows) >= 15
     assert {r.id for r in rows} == set(FINDERS), "a finder without a row, or a row without one"
-    keys = {c.key for c in load_cohort(load_round("demo").cohort_path).candidates}
+    keys = {c.key for c in load_cohort(load_round("showcase").cohort_path).candidates}
     for row in rows:
         assert row.names and set(row.names) <= keys, (row.id, row.names)
 
@@ -42,13 +42,30 @@ def test_every_tests_row_names_a_test_that_exists() -> None:
             assert re.search(rf"^def {name}\(", sources, re.M), (row.id, name)
 
 
+def test_the_quick_demo_shows_the_rows_its_cast_names() -> None:
+    """The quick demo's six models name the paths a newcomer sees first: a ranked board with final
+    reviews, a gate-capped unit, an invalid unit and routes that are not testable."""
+    cast = {c.key for c in load_cohort(load_round("demo").cohort_path).candidates}
+    assert cast < {c.key for c in load_cohort(load_round("showcase").cohort_path).candidates}
+    assert {r.id for r in shown_by(cast)} >= {
+        "scored-and-ranked",
+        "final-standing",
+        "review-third-reviewer",
+        "gate-horizontal-overflow",
+        "cap-lowers-total",
+        "invalid-identity",
+        "preflight-two-of-three",
+        "catalogue-route-absent",
+    }
+
+
 def test_no_rule_path_is_both_a_demo_path_and_a_test_only_path() -> None:
-    assert not {r.id for r in table("demo")} & {r.id for r in table("tests")}
+    assert not {r.id for r in table(SHOWCASE)} & {r.id for r in table("tests")}
 
 
 def test_an_empty_round_exercises_nothing(tmp_path: Path) -> None:
     problems = unexercised("demo", tmp_path)
-    assert len(problems) == len(table("demo"))
+    assert len(problems) == len(table(SHOWCASE))
     assert all("is not exercised by" in p and METHODOLOGY.name in p for p in problems)
 
 

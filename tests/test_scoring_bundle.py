@@ -57,7 +57,7 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     sheets = {p.stem: read_record(p, DemoReviewSheet) for p in sorted(DEMO_REVIEWS_DIR.glob("*"))}
     assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b"}
     assert all(s.scripted for s in sheets.values())
-    assert [p.stem for p in demo_sheets("demo")] == ["demo-a", "demo-b", "demo-c"]
+    assert [p.stem for p in demo_sheets("showcase")] == ["demo-a", "demo-b", "demo-c"]
     assert [p.stem for p in demo_sheets("demo-round-1")] == ["demo-round-1-a", "demo-round-1-b"]
     assert all(s.rounds == ["demo-round-1"] for k, s in sheets.items() if "round-1" in k)
     assert [r.unit for r in sheets["demo-c"].rows] == ["strong-builder-r1"]
@@ -67,14 +67,14 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
 
 def test_demo_reviews_become_code_keyed_sheets_and_finish_the_board(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
-    ctx = type(ctx)(round_id="demo", seed=ctx.seed, cohort=ctx.cohort,
-                    paths=round_paths("demo", tmp_path))  # fmt: skip
+    ctx = type(ctx)(round_id="showcase", seed=ctx.seed, cohort=ctx.cohort,
+                    paths=round_paths("showcase", tmp_path))  # fmt: skip
     for key in ("strong-builder", "signer", "progress-liar"):
-        make_unit(ctx, key, session(key, unit=f"{key}-r1", round_id="demo"), result())
+        make_unit(ctx, key, session(key, unit=f"{key}-r1", round_id="showcase"), result())
     with pytest.raises(RecordError, match="build the packets first"):
-        write_demo_reviews("demo", tmp_path)
+        write_demo_reviews("showcase", tmp_path)
     build_round_packets(ctx)
-    written = write_demo_reviews("demo", tmp_path)
+    written = write_demo_reviews("showcase", tmp_path)
     assert [p.name for p in written] == ["demo-a.csv", "demo-b.csv", "demo-c.csv"]
     codes = load_codes(ctx.paths)
     assert codes is not None

@@ -56,15 +56,16 @@ def test_codes_cannot_be_recomputed_from_public_inputs(tmp_path: Path) -> None:
     """Same round file, cohort and unit ids twice: the codes differ (they come from a secret
     drawn from OS randomness), and none follows the old public formula for any number in the
     round file (seed included)."""
-    settings = load_round("demo")
+    settings = load_round("showcase")
     units = [f"{c.key}-r1" for c in demo_cohort().candidates]
     drawn = [
-        assign_codes(round_paths("demo", tmp_path / name), "demo", units) for name in ("a", "b")
+        assign_codes(round_paths("showcase", tmp_path / name), "showcase", units)
+        for name in ("a", "b")
     ]
     first, second = ([e.code for e in d.codes] for d in drawn)
     assert first != second
     assert sum(a == b for a, b in zip(first, second, strict=True)) <= 1  # 1/31^4 chance each
-    numbers = {int(n) for n in re.findall(r"\d+", round_settings_path("demo").read_text())}
+    numbers = {int(n) for n in re.findall(r"\d+", round_settings_path("showcase").read_text())}
     assert settings.seed in numbers
     for record in drawn:
         for entry in record.codes:

@@ -100,16 +100,16 @@ def test_agreement_shows_spread_and_the_third_review(tmp_path: Path) -> None:
 
 def test_unseal_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ctx = make_round(tmp_path)
-    ctx = RoundContext("demo", ctx.seed, ctx.cohort, round_paths("demo", tmp_path))
-    make_unit(ctx, "strong-builder", session("strong-builder", round_id="demo"), result())
+    ctx = RoundContext("showcase", ctx.seed, ctx.cohort, round_paths("showcase", tmp_path))
+    make_unit(ctx, "strong-builder", session("strong-builder", round_id="showcase"), result())
     build_round_packets(ctx)
     evidence = ["--evidence-dir", str(tmp_path)]
-    assert main(["score", "demo", *evidence]) == 0
+    assert main(["score", "showcase", *evidence]) == 0
     assert read_record(ctx.paths.leaderboard, Leaderboard).code_map.sealed  # type: ignore[union-attr]
     with pytest.raises(SystemExit):
-        main(["unseal", "demo", *evidence])  # no reason: refused before anything is written
+        main(["unseal", "showcase", *evidence])  # no reason: refused before anything is written
     assert not ctx.paths.unsealing.exists()
-    assert main(["unseal", "demo", "--reason", "audit", "--by", "ops", *evidence]) == 0
+    assert main(["unseal", "showcase", "--reason", "audit", "--by", "ops", *evidence]) == 0
     assert "code map revealed" in capsys.readouterr().out
     board = read_record(ctx.paths.leaderboard, Leaderboard)
     assert board.code_map is not None and board.code_map.unsealed_by == "operator"

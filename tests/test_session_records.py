@@ -164,7 +164,7 @@ def _demo_unit_with_marker(
         raise AssertionError("a second session started")
 
     monkeypatch.setattr("harness.unit._execute", second_session)
-    paths = round_paths("demo", evidence).unit("strong-builder-r1")
+    paths = round_paths("showcase", evidence).unit("strong-builder-r1")
     paths.root.mkdir(parents=True)
     scratch = tmp_path / "scratch" / "strong-builder-r1-x"
     write_marker(paths, new_marker("strong-builder-r1", scratch, scratch / "wt"))
@@ -186,7 +186,7 @@ def test_an_unreadable_running_marker_stops_and_asks_never_a_second_session(
         paths.running_marker.unlink()
     before = {p.name: p.read_bytes() for p in paths.root.iterdir()}
     with pytest.raises(UnitRefused) as refused:
-        run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+        run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
     message = str(refused.value)
     assert str(paths.running_marker) in message and "none was started" in message
     assert "ps -ef | grep strong-builder-r1" in message and "Never delete it" in message
@@ -200,7 +200,7 @@ def test_a_valid_marker_of_a_dead_runner_is_still_recovered_not_refused(
     _, paths = _demo_unit_with_marker(monkeypatch, tmp_path)
     marker = read_marker(paths, "strong-builder-r1")
     assert marker is not None and marker.unit == "strong-builder-r1"
-    assert read_marker(round_paths("demo", tmp_path / "evidence").unit("idle-r1")) is None
+    assert read_marker(round_paths("showcase", tmp_path / "evidence").unit("idle-r1")) is None
 
 
 def test_a_real_round_runs_no_unit_under_another_wall_clock_ceiling(tmp_path: Path) -> None:
@@ -217,15 +217,17 @@ def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
     shutil.copy(REFERENCE, paths.events)  # the first session's events (a real OpenCode log)
     paths.running_marker.write_text("{")  # unparsable
     with pytest.raises(UnitRefused):
-        run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+        run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
     with pytest.raises(RepairRefused, match="a reason is required"):
-        repair_marker("demo", "strong-builder-r1", " ", evidence_dir=evidence)
-    repair = repair_marker("demo", "strong-builder-r1", "the host rebooted", evidence_dir=evidence)
+        repair_marker("showcase", "strong-builder-r1", " ", evidence_dir=evidence)
+    repair = repair_marker(
+        "showcase", "strong-builder-r1", "the host rebooted", evidence_dir=evidence
+    )
     assert repair.kept_as and (paths.root / repair.kept_as).read_text() == "{"
     assert "unreadable running marker" in repair.problem and repair.scratch is None
     with pytest.raises(RepairRefused, match="written back once already"):
-        repair_marker("demo", "strong-builder-r1", "again", evidence_dir=evidence)
-    record = run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+        repair_marker("showcase", "strong-builder-r1", "again", evidence_dir=evidence)
+    record = run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.validity, record.failure_class) == (
         "crashed", "invalid", "harness")  # fmt: skip
     assert "marker-repair.json" in record.evidence_files and not paths.running_marker.exists()

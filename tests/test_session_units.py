@@ -42,7 +42,7 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def unit_files(evidence: Path, unit: str) -> set[str]:
-    return {p.name for p in round_paths("demo", evidence).unit(unit).root.iterdir()}
+    return {p.name for p in round_paths("showcase", evidence).unit(unit).root.iterdir()}
 
 
 def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
@@ -50,19 +50,19 @@ def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
     # first command on a machine at load 20, where 90 s once ended before the first command ran;
     # the round's 30 minutes would be too slow for a test)
     record = run_unit(
-        "demo", "slow-lite", 2, evidence_dir=evidence, check_order=False, wall_clock_seconds=120
+        "showcase", "slow-lite", 2, evidence_dir=evidence, check_order=False, wall_clock_seconds=120
     )
     assert (record.stop_status, record.validity, record.failure_class) == (
         "time_ceiling", "valid", "model")  # fmt: skip
     assert 120 <= record.elapsed_seconds < 150 and record.steps >= 1
-    diff = round_paths("demo", evidence).unit("slow-lite-r2").diff.read_text()
+    diff = round_paths("showcase", evidence).unit("slow-lite-r2").diff.read_text()
     assert "+working" in diff  # the work up to the ceiling is kept
 
 
 def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
     """Issue 29 (4): the host stopping the sandbox at its process limit was recorded as
     `completed`, failure class model, 2 completion points, disclosed nowhere."""
-    record = run_unit("demo", "process-storm", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "process-storm", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
         "resource_limit", "valid", "model", "resource-limit")  # fmt: skip
     assert record.resource_limit and record.resource_limit.startswith("nproc: ")
@@ -73,12 +73,12 @@ def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
     assert record.elapsed_seconds < 120 and record.steps == 1
     efficiency = {c.name: c.points for c in score_efficiency(record).components}
     assert (efficiency["completion"], efficiency["clean_exit"]) == (0, 0)
-    stderr = round_paths("demo", evidence).unit("process-storm-r1").agent_stderr.read_text()
+    stderr = round_paths("showcase", evidence).unit("process-storm-r1").agent_stderr.read_text()
     assert "sandbox: `" in stderr and "exceeded the process limit" in stderr
 
 
 def test_contradicting_identity_invalidates(evidence: Path) -> None:
-    record = run_unit("demo", "swap-lite", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "swap-lite", evidence_dir=evidence, check_order=False)
     assert record.validity == "invalid" and record.identity.verdict == "contradicts"
     assert record.identity.contradictions == ["demo-mirror/cheaper-0"]
     assert any("identity contradicts" in r for r in record.invalid_reasons)
@@ -86,19 +86,19 @@ def test_contradicting_identity_invalidates(evidence: Path) -> None:
 
 def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> None:
     record = run_unit(
-        "demo", "outage-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
+        "showcase", "outage-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
     )
     assert (record.stop_status, record.failure_class, record.validity) == (
         "provider_outage", "provider_outage", "invalid")  # fmt: skip
     assert record.gateway.error_classes.get("upstream_5xx", 0) >= 2
     replacement = create_replacement(
-        "demo", "outage-lite-r1", "provider returned 503 for minutes", evidence_dir=evidence
+        "showcase", "outage-lite-r1", "provider returned 503 for minutes", evidence_dir=evidence
     )
     assert replacement.replacement_unit == "outage-lite-r1-x1"
     with pytest.raises(ReplacementRefused, match="one replacement"):
-        create_replacement("demo", "outage-lite-r1", "again", evidence_dir=evidence)
+        create_replacement("showcase", "outage-lite-r1", "again", evidence_dir=evidence)
     with pytest.raises(ReplacementRefused, match="without replacement.json"):
-        run_unit("demo", "swap-lite", evidence_dir=evidence, replacement=1)
+        run_unit("showcase", "swap-lite", evidence_dir=evidence, replacement=1)
 
 
 def test_changed_prompt_means_invalid_and_no_session(
@@ -107,7 +107,7 @@ def test_changed_prompt_means_invalid_and_no_session(
     other = tmp_path / "prompt.md"
     other.write_bytes(layout.PROMPT_FILE.read_bytes() + b"one more line\n")
     monkeypatch.setattr(layout, "PROMPT_FILE", other)
-    record = run_unit("demo", "partial-builder", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "partial-builder", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.validity) == ("not_started", "invalid")
     assert any(r.startswith("prompt/starter: prompt sha256") for r in record.invalid_reasons)
     assert "events.jsonl" not in unit_files(evidence, "partial-builder-r1")
@@ -115,7 +115,9 @@ def test_changed_prompt_means_invalid_and_no_session(
     # not replaceable (the runner refused to start it)
     assert record.failure_class == "none" and "refused to start" in record.failure_detail
     with pytest.raises(ReplacementRefused, match="prompt or starter differs"):
-        create_replacement("demo", "partial-builder-r1", "inputs changed", evidence_dir=evidence)
+        create_replacement(
+            "showcase", "partial-builder-r1", "inputs changed", evidence_dir=evidence
+        )
 
 
 def test_frozen_order_is_drawn_once_and_enforced(
@@ -123,25 +125,27 @@ def test_frozen_order_is_drawn_once_and_enforced(
 ) -> None:
     evidence = tmp_path / "evidence"
     freeze_demo(evidence, monkeypatch.setattr)
-    cohort = [c.key for c in run_order.load_cohort(run_order.load_round("demo").cohort_path)
+    cohort = [c.key for c in run_order.load_cohort(run_order.load_round("showcase").cohort_path)
               .candidates]  # fmt: skip
     for key in cohort:
-        write_record(round_paths("demo", evidence).preflight(key), preflight(key, key != "idle"))
-    frozen = run_order.freeze_order("demo", evidence)
+        write_record(
+            round_paths("showcase", evidence).preflight(key), preflight(key, key != "idle")
+        )
+    frozen = run_order.freeze_order("showcase", evidence)
     assert sorted(frozen.qualified) == sorted(k for k in cohort if k != "idle")
     assert frozen.order == run_order.draw(frozen.qualified, frozen.seed)
-    assert run_order.freeze_order("demo", evidence) == frozen
-    write_record(round_paths("demo", evidence).preflight("idle"), preflight("idle", True))
+    assert run_order.freeze_order("showcase", evidence) == frozen
+    write_record(round_paths("showcase", evidence).preflight("idle"), preflight("idle", True))
     with pytest.raises(run_order.OrderError, match="never redrawn"):
-        run_order.freeze_order("demo", evidence)
+        run_order.freeze_order("showcase", evidence)
     second = frozen.order[1].removesuffix("-r1")
     with pytest.raises(UnitRefused, match="run that one first"):
-        run_unit("demo", second, evidence_dir=evidence)
+        run_unit("showcase", second, evidence_dir=evidence)
 
 
 def preflight(key: str, qualified: bool) -> PreflightRecord:
     data = {
-        "round_id": "demo", "model_key": key, "route": "a/b", "expected_slug": "a/b",
+        "round_id": "showcase", "model_key": key, "route": "a/b", "expected_slug": "a/b",
         "agent": {"name": "opencode", "version": "1.17.18"}, "gateway_kind": "simulator",
         "isolation": {"level": "bwrap-loopback-proxy"},
         "catalogue": {"route": "a/b", "expected_slug": "a/b", "present": True},
@@ -161,9 +165,9 @@ def test_draw_rotates_per_repetition() -> None:
 
 
 def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
-    record = run_unit("demo", "escape-artist", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "escape-artist", evidence_dir=evidence, check_order=False)
     assert record.stop_status == "completed" and record.isolation.level == "bwrap-loopback-proxy"
-    paths = round_paths("demo", evidence).unit("escape-artist-r1")
+    paths = round_paths("showcase", evidence).unit("escape-artist-r1")
     commands = read_record(paths.commands, CommandsRecord).commands
     assert commands == read_record(paths.trace, AgentTrace).commands
     output = "\n".join(c.output for c in commands)
@@ -201,7 +205,7 @@ from harness.unit import run_unit
 evidence = Path(sys.argv[1])
 freeze_demo(evidence, setattr)
 install(Path(sys.argv[2]), setattr)
-run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)
+run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
 """
 
 
@@ -210,7 +214,7 @@ def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
 ) -> None:
     script = tmp_path / "child.py"
     script.write_text(CHILD.format(tests=str(Path(__file__).parent)))
-    paths = round_paths("demo", evidence).unit("slow-lite-r1")
+    paths = round_paths("showcase", evidence).unit("slow-lite-r1")
     child = subprocess.Popen(
         [sys.executable, str(script), str(evidence), str(tmp_path / "scripts")],
         stderr=subprocess.DEVNULL,
@@ -239,7 +243,7 @@ def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
     assert not process_alive(marker["agent_pgid"])
     assert not sandbox_left()
     requests = len(paths.gateway.read_text().splitlines())
-    record = run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.failure_class, record.validity) == (
         "crashed", "harness", "invalid")  # fmt: skip
     assert any("killed mid-session" in r for r in record.invalid_reasons)
@@ -250,4 +254,4 @@ def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
     )
     assert not Path(marker["scratch"]).exists()
     with pytest.raises(UnitRefused):
-        run_unit("demo", "slow-lite", evidence_dir=evidence, check_order=False)
+        run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)

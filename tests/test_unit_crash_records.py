@@ -57,7 +57,7 @@ if hang == "worktree":
     harness.unit.create_worktree = worktree_then_hang
 else:
     harness.unit.run_session = session_hangs
-harness.unit.run_unit("demo", "idle", repetition, evidence_dir=evidence, check_order=False,
+harness.unit.run_unit("showcase", "idle", repetition, evidence_dir=evidence, check_order=False,
                       replacement=replacement)
 """
 
@@ -100,10 +100,12 @@ def kill_runner_at(
 def test_a_crash_records_what_was_measured_and_a_crashed_replacement_keeps_its_origin(
     evidence: Path, tmp_path: Path
 ) -> None:
-    prompt = read_record(round_paths("demo", evidence).round_json, RoundRecord).inputs.prompt_sha256
+    prompt = read_record(
+        round_paths("showcase", evidence).round_json, RoundRecord
+    ).inputs.prompt_sha256
     began = time.time()
     kill_runner_at(evidence, tmp_path, "worktree")
-    record = run_unit("demo", "idle", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "idle", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.failure_class, record.validity) == (
         "crashed", "harness", "invalid")  # fmt: skip
     assert record.prompt_sha256 == prompt  # hashed before the marker's first write
@@ -113,9 +115,9 @@ def test_a_crash_records_what_was_measured_and_a_crashed_replacement_keeps_its_o
     assert 0.0 < record.elapsed_seconds <= time.time() - began + 1.0  # up to the last write
     assert record.replacement_of is None
 
-    create_replacement("demo", "idle-r1", "the runner was killed", evidence_dir=evidence)
+    create_replacement("showcase", "idle-r1", "the runner was killed", evidence_dir=evidence)
     kill_runner_at(evidence, tmp_path, "session", replacement=1)
-    again = run_unit("demo", "idle", evidence_dir=evidence, check_order=False, replacement=1)
+    again = run_unit("showcase", "idle", evidence_dir=evidence, check_order=False, replacement=1)
     assert (again.unit, again.stop_status, again.replacement_of) == (
         "idle-r1-x1", "crashed", "idle-r1")  # fmt: skip
     assert again.starter_tree_sha256 == again.frozen_starter_tree_sha256
@@ -129,16 +131,16 @@ def test_session_json_holds_the_archive_hash_and_the_evaluator_refuses_another_a
     kill_runner_at(evidence, tmp_path, "session", repetition=2)
     killed = time.time()
     time.sleep(3.0)  # the next doit comes later: its own writes are not the session's
-    record = run_unit("demo", "idle", 2, evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "idle", 2, evidence_dir=evidence, check_order=False)
     assert 0.0 < record.elapsed_seconds <= killed - began + 1.0  # start_at has whole seconds
-    paths = round_paths("demo", evidence).unit("idle-r2")
+    paths = round_paths("showcase", evidence).unit("idle-r2")
     assert read_record(paths.session, SessionRecord).schema_version >= 3  # the archive hash
     assert record.worktree_archive_sha256 == file_sha256(paths.archive)
     check_archive(paths)  # the archive as recorded: accepted
     with paths.archive.open("ab") as handle:
         handle.write(b"\0")  # altered after the session
     with pytest.raises(ArchiveMismatch, match=r"worktree\.tar\.gz: SHA-256 .* differs"):
-        evaluate_unit("demo", "idle-r2", evidence)
+        evaluate_unit("showcase", "idle-r2", evidence)
     assert not paths.result.exists()  # refused before anything was evaluated
 
 
@@ -147,21 +149,21 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
 ) -> None:
     ev = tmp_path / "evidence"
     freeze_demo(ev, monkeypatch.setattr)
-    unit_dir = round_paths("demo", ev).unit("idle-r1").root
+    unit_dir = round_paths("showcase", ev).unit("idle-r1").root
     with pytest.raises(UnitRefused, match=r"key-check\.json is missing"):
-        run_unit("demo", "idle", evidence_dir=ev, check_order=False)
-    check_spend("demo", ev)
+        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
+    check_spend("showcase", ev)
     with pytest.raises(UnitRefused, match=r"calibration\.json is missing: run the calibration"):
-        run_unit("demo", "idle", evidence_dir=ev, check_order=False)
+        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
     failed = Calibration(
-        round_id="demo", passed=False, automated_score=31, checks_executed=15,
+        round_id="showcase", passed=False, automated_score=31, checks_executed=15,
         hard_gate_failed=True, missing_core_journeys=[], install_ok=True, build_ok=True,
         failed_checks=[], expected_failed_checks=[], duration_s=1.0,
         reasons=["automated score 31/60, expected exactly 26/60"], result="calibration/r.json",
     )  # fmt: skip
-    write_record(round_paths("demo", ev).calibration, failed)
+    write_record(round_paths("showcase", ev).calibration, failed)
     with pytest.raises(UnitRefused, match="calibration did not pass .*31/60"):
-        run_unit("demo", "idle", evidence_dir=ev, check_order=False)
+        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
     assert not unit_dir.exists()  # nothing started, nothing spent
 
 
@@ -171,8 +173,8 @@ def test_the_preflight_probes_refuse_without_a_passing_key_check_and_calibration
     ev = tmp_path / "evidence"
     freeze_demo(ev, monkeypatch.setattr)
     with pytest.raises(PreconditionFailed, match=r"key-check\.json is missing"):
-        run_preflight("demo", "idle", evidence_dir=ev)
-    check_spend("demo", ev)
+        run_preflight("showcase", "idle", evidence_dir=ev)
+    check_spend("showcase", ev)
     with pytest.raises(PreconditionFailed, match=r"calibration\.json is missing"):
-        run_preflight("demo", "idle", evidence_dir=ev)
-    assert not round_paths("demo", ev).preflight_dir.exists()  # no probe ran, nothing spent
+        run_preflight("showcase", "idle", evidence_dir=ev)
+    assert not round_paths("showcase", ev).preflight_dir.exists()  # no probe ran, nothing spent

@@ -28,13 +28,13 @@ def test_catalogue_and_key_check_reruns_keep_the_earlier_files(
 ) -> None:
     evidence = tmp_path / "evidence"
     freeze_demo(evidence, monkeypatch.setattr)
-    paths = round_paths("demo", evidence)
-    assert catalogue_stage("demo", evidence)
-    check_spend("demo", evidence)
+    paths = round_paths("showcase", evidence)
+    assert catalogue_stage("showcase", evidence)
+    check_spend("showcase", evidence)
     first = {p.name: p.read_bytes() for p in (paths.catalogue, paths.key_check)}
     assert not paths.history.exists()  # a first run has nothing to keep
-    assert catalogue_stage("demo", evidence)  # e.g. after `doit forget catalogue spend`
-    check_spend("demo", evidence)
+    assert catalogue_stage("showcase", evidence)  # e.g. after `doit forget catalogue spend`
+    check_spend("showcase", evidence)
     for name, data in first.items():
         kept = history_copies(paths.history, name)
         assert [p.read_bytes() for p in kept] == [data], name
@@ -42,14 +42,14 @@ def test_catalogue_and_key_check_reruns_keep_the_earlier_files(
 
 
 def test_a_re_evaluation_keeps_the_earlier_result(tmp_path: Path) -> None:
-    paths = round_paths("demo", tmp_path / "evidence").unit("idle-r1")
+    paths = round_paths("showcase", tmp_path / "evidence").unit("idle-r1")
     worktree = tmp_path / "wt"
     worktree.mkdir()
     (worktree / "package.json").write_text("{ not json")  # fails at install: a fast evaluation
     atomic_write_bytes(paths.archive, archive_bytes(worktree))
-    evaluate_unit("demo", "idle-r1", tmp_path / "evidence")
+    evaluate_unit("showcase", "idle-r1", tmp_path / "evidence")
     earlier = paths.result.read_bytes()
-    evaluate_unit("demo", "idle-r1", tmp_path / "evidence")
+    evaluate_unit("showcase", "idle-r1", tmp_path / "evidence")
     kept = history_copies(paths.history, "evaluation/result.json")
     assert [p.read_bytes() for p in kept] == [earlier]
     assert read_record(paths.result, EvaluationResult).install_ok is False  # the new one
@@ -59,12 +59,12 @@ def test_a_re_evaluation_keeps_the_earlier_result(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_calibration_rerun_keeps_the_earlier_verdict_and_output(tmp_path: Path) -> None:
     evidence = tmp_path / "evidence"
-    paths = round_paths("demo", evidence)
+    paths = round_paths("showcase", evidence)
     # what a killed or forgotten earlier run left: its verdict and (part of) its output
     paths.calibration_dir.mkdir(parents=True)
     (paths.calibration_dir / "result.json").write_text("{}")
     paths.calibration.write_text('{"partial": true}')
-    assert calibrate("demo", evidence) == 0
+    assert calibrate("showcase", evidence) == 0
     (entry,) = paths.history.iterdir()
     assert (entry / "calibration.json").read_text() == '{"partial": true}'
     assert (entry / "calibration" / "result.json").read_text() == "{}"

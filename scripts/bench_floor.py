@@ -123,10 +123,9 @@ def sibling(name: str) -> Any:
     return importlib.import_module(name)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=12, help="timings per unit operation")
-    args = parser.parse_args()
+def measure_floor(repeats: int = 12) -> dict[str, Any] | None:
+    """Measure and print the floor; returns its figures (`floor_wall_s`: the least evaluation
+    wall time, `bare_s`: the bare judge) or None when the reference did not pass every check."""
     cores = os.cpu_count() or 1
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {cores} cores")
     with tempfile.TemporaryDirectory(prefix="siteos-bench-floor-") as tmp:
@@ -138,16 +137,16 @@ def main() -> int:
         out = Path(tmp) / "out"
         proc = subprocess.run(
             loopback_netns_argv([sys.executable, "-c", MEASURE, str(dist), str(out),
-                                 str(args.repeats), *LOADS]),
+                                 str(repeats), *LOADS]),
             cwd=REPO_ROOT, env=node_path_env(), capture_output=True, text=True,
         )  # fmt: skip
     if proc.returncode != 0:
         print(proc.stderr[-4000:], file=sys.stderr)
-        return 1
+        return None
     m = json.loads(proc.stdout.strip().splitlines()[-1])
     if m["exit"] != 0 or m["passed"] != m["checks"]:
         print(f"the reference did not pass every check ({m['passed']}/{m['checks']})")
-        return 1
+        return None
     unit = m["unit_cpu_s"]
     parts = {
         f"{m['loads']} page loads x {unit['load'] * 1000:.0f} ms": m["loads"] * unit["load"],
@@ -176,7 +175,14 @@ def main() -> int:
         f" {min(cores, m['lanes'])} cores); the bare judge {bare_s:.1f} s: at least"
         f" {floor_wall / bare_s:.2f}x, with no evidence at all"
     )
-    return 0
+    return {"floor_wall_s": floor_wall, "bare_s": bare_s, "floor_cpu_s": floor_cpu}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=12, help="timings per unit operation")
+    args = parser.parse_args()
+    return 0 if measure_floor(args.repeats) is not None else 1
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Round 1 wall-clock benchmark (not a test): the demo's Round 1 with N sessions at once.
 
-Needs a finished showcase round (what `./scripts/demo --full` wrote to `evidence/`, or `--demo-evidence`).
-The first N runs the whole of `scripts/demo-round-1`'s round in a scratch evidence folder (the
-showcase round copied in, demo-round-1's cohort written from it by `python -m harness.advance`), in
-three timed parts:
+Needs a finished showcase round (what `./scripts/demo --full` wrote to `evidence/`, or
+`--demo-evidence`). The first N runs the whole of `scripts/demo-round-1`'s round in a scratch
+evidence folder (the showcase round copied in, demo-round-1's cohort written from it by
+`python -m harness.advance`), in three timed parts:
 
 - before: freeze, calibration, catalogue, spend, preflight, order (`doit`);
 - sessions: the 18 scored sessions, `python -m harness.parallel run demo-round-1 -n N`;
@@ -75,7 +75,8 @@ def first(n: int, demo_evidence: Path, scratch: Path) -> dict[str, object]:
     """The whole round with N at once; leaves `scratch/base`, the evidence before sessions."""
     evidence = scratch / f"n{n}" / "evidence"
     evidence.mkdir(parents=True)
-    shutil.copytree(demo_evidence / "showcase", evidence / "showcase")  # not the controls: not timed
+    # not the controls: not timed
+    shutil.copytree(demo_evidence / "showcase", evidence / "showcase")
     env = environment(evidence)
     log = evidence.parent / "bench.log"
     python = sys.executable

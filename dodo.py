@@ -39,8 +39,10 @@ COHORT = load_cohort(SETTINGS.cohort_path)
 PATHS = round_paths(ROUND)
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
-# The stages of a round, in order. The evaluator controls are shared by every round and run apart
-# (`doit controls`), or beside the round's stages with SITEOS_CONTROLS=1 (`./scripts/demo --full`).
+# The stages of a round, in order. The evaluator controls are shared by every round: a real round's
+# plain `doit` runs them beside its stages; a demo or rehearsal runs them apart (`doit controls`),
+# or beside its stages with SITEOS_CONTROLS=1 (`./scripts/demo --full`).
+WITH_CONTROLS = os.environ.get("SITEOS_CONTROLS", "1" if SETTINGS.kind == "real" else "0") == "1"
 PIPELINE = ["freeze", "calibrate", "catalogue", "spend", "preflight", "order", "unit", "evaluate"]
 PIPELINE += ["packets", "score", "site"]
 
@@ -50,7 +52,7 @@ DOIT_CONFIG: dict[str, Any] = {
     "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND}.json"),
     "default_tasks": [
         *PIPELINE[:2],
-        *(["controls"] if os.environ.get("SITEOS_CONTROLS") == "1" else []),
+        *(["controls"] if WITH_CONTROLS else []),
         *PIPELINE[2:],
     ],
     "verbosity": 2,

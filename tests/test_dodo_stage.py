@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -12,7 +14,7 @@ from scoring_support import result
 
 import dodo
 from records.io import write_record
-from records.layout import UnitPaths, round_paths
+from records.layout import REPO_ROOT, UnitPaths, round_paths
 
 
 @pytest.fixture
@@ -144,3 +146,23 @@ def test_the_site_reads_the_controls_without_running_them(
     written = configured(site_task())
     controls.write_text('[{"control": "variant-drop-cap"}]\n')
     assert len({str(absent), str(written), str(configured(site_task()))}) == 3
+
+
+@pytest.mark.parametrize(
+    ("round_id", "asked", "with_controls"),
+    [("round-0", None, True), ("demo", None, False), ("round-0-rehearsal", None, False),
+     ("demo", "1", True), ("round-0", "0", False)],
+)  # fmt: skip
+def test_a_real_rounds_plain_doit_runs_the_controls_a_demo_only_when_asked(
+    round_id: str, asked: str | None, with_controls: bool
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SITEOS_CONTROLS"}
+    env["SITEOS_ROUND"] = round_id
+    if asked is not None:
+        env["SITEOS_CONTROLS"] = asked
+    code = "import dodo; print('controls' in dodo.DOIT_CONFIG['default_tasks'])"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == str(with_controls)

@@ -10,6 +10,7 @@ rebuild costs a copy.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -79,11 +80,15 @@ class MediaStore:
         cached = self.cache / f"{kind}-{CACHE_VERSION}" / name
         if not cached.is_file():
             cached.parent.mkdir(parents=True, exist_ok=True)
-            # Another site build may convert the same source at the same time: each writes
-            # its own partial file, and the last atomic rename wins (the bytes are the same).
+            # Another site build may convert the same source at the same time: each writes its
+            # own partial file and the first to link it in place wins, so a cached file never
+            # changes once it exists (a re-encoded video need not be byte-identical run to run,
+            # and two builds must publish the same bytes).
             partial = cached.with_name(f".{name}.{os.getpid()}-{uuid.uuid4().hex[:8]}{suffix}")
             convert(source, partial)
-            partial.replace(cached)
+            with contextlib.suppress(FileExistsError):
+                os.link(partial, cached)
+            partial.unlink()
         output = file_sha256(cached)  # two sources can convert to the same bytes: publish them once
         rel = self._outputs.setdefault(output, f"{self.folder}/{kind}/{name}")
         if not (self.docs / rel).is_file():

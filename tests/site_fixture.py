@@ -110,14 +110,13 @@ def copy_evidence(source: Path, target: Path) -> Path:
 
 
 REPEATED_ROUND = "demo-round-1"
-# model key -> the demo units whose real rows stand for its three repetitions (different units,
-# so the totals differ): one model with a gate-failed repetition, one with an invalid one, and
-# one gate-capped in all three (ineligible).
+# model key -> the quick demo's units whose real rows stand for its three repetitions: one model
+# with a gate-failed repetition, one with an invalid one, and one gate-capped in all three
+# (ineligible).
 REPETITIONS = {
-    "strong-builder": ("strong-builder-r1", "signer-r1", "progress-liar-r1"),
-    "signer": ("big-spender-r1", "ellipsis-builder-r1", "partial-builder-r1"),
-    "progress-liar": ("one-pass-r1", "identity-swap-r1", "transient-503-r1"),
-    "idle": ("idle-r1", "step-burner-r1", "type-breaker-r1"),
+    "strong-builder": ("strong-builder-r1", "ellipsis-builder-r1", "wide-footer-r1"),
+    "ellipsis-builder": ("ellipsis-builder-r1", "identity-swap-r1", "strong-builder-r1"),
+    "wide-footer": ("wide-footer-r1", "wide-footer-r1", "wide-footer-r1"),
 }
 
 

@@ -104,7 +104,7 @@ def test_a_planted_file_outside_the_allowed_paths_cannot_be_read(tmp_path: Path)
     try:
         script = (
             "echo ROOT $(ls -A /); echo ETC $(ls -A /etc); echo TMP $(ls -A /tmp);"
-            f"for p in {planted} {beside} {REPO_ROOT}/pyproject.toml {REPO_ROOT.parent} /work"
+            f"for p in {planted} {beside} {REPO_ROOT}/pyproject.toml {REPO_ROOT} /work"
             " /root /etc/shadow /etc/hostname /etc/resolv.conf; do"
             '  if [ -e "$p" ]; then echo "VISIBLE $p"; else echo "ABSENT $p"; fi;'
             "done;"

@@ -24,10 +24,10 @@ PLAIN = {"screenshots": [], "video": None}  # no media to re-encode
 
 def render(tmp_path: Path) -> Path:
     evidence = tmp_path / "evidence"
-    ctx = RoundContext("demo", 7, demo_cohort(), round_paths("demo", evidence))
+    ctx = RoundContext("showcase", 7, demo_cohort(), round_paths("showcase", evidence))
     crashed = result(evaluator_error="crashed", **PLAIN)
     original = make_unit(ctx, "strong-builder", evaluation=crashed)
-    create_replacement("demo", original, "the evaluator crashed", evidence_dir=evidence)
+    create_replacement("showcase", original, "the evaluator crashed", evidence_dir=evidence)
     make_unit(
         ctx,
         "strong-builder",
@@ -40,7 +40,7 @@ def render(tmp_path: Path) -> Path:
     score_context(ctx)
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("demo", evidence), docs)
+    render_docs(load_round_evidence("showcase", evidence), docs)
     return docs
 
 

@@ -134,7 +134,7 @@ def task_calibrate() -> dict[str, Any]:
 def controls_current() -> bool:
     """The controls are shared by every round: up to date while `controls.inputs.json` records an
     all-matching run of the current starter, evaluator and control files (not per-round state)."""
-    from evaluator.controls.run import controls_current as current
+    from records.controls_stamp import controls_current as current
 
     return current()
 

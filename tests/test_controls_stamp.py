@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evaluator.controls.run import controls_current, inputs_record
+from records.controls_stamp import controls_current, inputs_record
 from records.evidence.controls import ControlsInputs
 from records.io import write_json, write_record
 from records.layout import REPO_ROOT, controls_inputs_json, controls_json

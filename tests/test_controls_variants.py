@@ -22,15 +22,14 @@ from evaluator.controls.run import (
     VARIANTS_DIR,
     all_controls,
     apply_patch,
-    control_inputs,
     describe,
     exercised_clauses,
     expectation,
-    inputs_record,
     mutant_patches,
     variant_patches,
 )
 from evaluator.traceability import exercised_by, table, variant_problems
+from records.controls_stamp import control_inputs, inputs_record
 from records.evidence.controls import ControlRow
 from records.io import RecordError, write_json
 from records.layout import REPO_ROOT

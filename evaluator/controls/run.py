@@ -46,7 +46,7 @@ from evaluator.controls.patches import (
     variant_patches,
 )
 from evaluator.evaluate import evaluate
-from records.controls_stamp import control_inputs, controls_current, inputs_record
+from records.controls_stamp import inputs_record
 from records.evidence.controls import ControlKind, ControlRow
 from records.evidence.evaluation import MAX_AUTOMATED
 from records.io import read_json, write_json, write_record
@@ -62,9 +62,6 @@ __all__ = [
     "MUTANTS_DIR",
     "VARIANTS_DIR",
     "check_of",
-    "control_inputs",
-    "controls_current",
-    "inputs_record",
     "describe",
     "exercised_clauses",
     "expected_gates",

@@ -34,7 +34,7 @@ from publish.postbuild import finish_site
 from publish.published import Published
 from publish.rounds import load_rounds
 from publish.sources import RoundEvidence, UnitEvidence, load_round_evidence
-from publish.transcript import FOLD_AT, Entry
+from publish.trajectory import code_html, folds, tool_view
 from publish.views import (
     ACHIEVABLE_WITHOUT_REVIEW,
     DIMENSIONS,
@@ -52,6 +52,7 @@ from publish.views import (
     parse_time,
     prose,
 )
+from records.evidence.agent import CommandRun
 from records.evidence.gateway import ExchangeRecord, read_exchanges
 from records.io import RecordError, atomic_write_text
 from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
@@ -98,7 +99,6 @@ class UnitPage:
     cells: list[CheckCell] = field(default_factory=list)
     check_shots: dict[str, Shot] = field(default_factory=dict)
     exchanges: list[ExchangeRecord] = field(default_factory=list)
-    entries: list[Entry] = field(default_factory=list)
     origin_ms: int | None = None
     step_logs: dict[str, str] = field(default_factory=dict)
     prev: Row | None = None
@@ -110,8 +110,9 @@ class UnitPage:
         return f"{self.row.unit}-transcript.md"
 
     @property
-    def commands(self) -> list[Entry]:
-        return [e for e in self.entries if e.is_command]
+    def commands(self) -> list[CommandRun]:
+        trace = self.evidence.trace
+        return trace.commands if trace is not None else []
 
 
 def _badges_html(items: list[Badge]) -> Markup:
@@ -154,14 +155,10 @@ def _offset(stamp_ms: int | None, origin_ms: int | None) -> str:
     return "+" + fmt_duration(max(0, stamp_ms - origin_ms) / 1000)
 
 
-def _fold(text: str) -> bool:
-    return len(text) > FOLD_AT or text.count("\n") > 14
-
-
 def _cap(text: str) -> str:
     if len(text) <= OUTPUT_CAP:
         return text
-    return text[:OUTPUT_CAP] + f"\n… {len(text) - OUTPUT_CAP:,} more characters in events.jsonl"
+    return text[:OUTPUT_CAP] + f"\n… {len(text) - OUTPUT_CAP:,} more characters, cut"
 
 
 def environment() -> Environment:
@@ -183,11 +180,11 @@ def environment() -> Environment:
         md=_md,
         text=_text,
         lines=_lines,
-        fold=_fold,
+        fold=folds,
         cap=_cap,
         distinct=distinct,
     )
-    env.globals.update(offset=_offset)
+    env.globals.update(offset=_offset, tool_view=tool_view, code=code_html)
     return env
 
 
@@ -271,7 +268,7 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
 def _agent_start_ms(unit: UnitEvidence) -> int | None:
     """When the agent started: the session's end minus its elapsed time (the clock the Time
     column uses), never after the first event; the first event when there is no session."""
-    first = unit.transcript.first_ms
+    first = unit.trace.first_timestamp if unit.trace is not None else None
     finished = parse_time(unit.session.finished_at) if unit.session else None
     if finished is None or unit.session is None:
         return first
@@ -301,7 +298,6 @@ def unit_page(
     """Store a unit's media (none while the round is sealed), publish its evidence files and
     describe its page."""
     page = UnitPage(row=row, evidence=unit, cells=_cells(unit))
-    page.entries = unit.transcript.entries
     page.origin_ms = _agent_start_ms(unit)
     if sealed:
         page.media_withheld = MEDIA_SEALED
@@ -312,6 +308,7 @@ def unit_page(
     for label, name in (
         ("session.json (identity, steps, tokens, cost, gateway summary)", "session.json"),
         ("evaluation/result.json (every check, gate and diagnostic)", "evaluation/result.json"),
+        ("trace.json (the trajectory: every turn, tool call and output)", "trace.json"),
         ("PROGRESS.md as the agent left it", "PROGRESS.md"),
         ("worktree.diff (the final diff)", "worktree.diff"),
     ):

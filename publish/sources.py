@@ -2,9 +2,9 @@
 
 Optional files (no leaderboard yet, no reviews, no video) are simply absent from the result;
 a file that exists but is malformed raises `RecordError` naming the file and the field, except a
-unit's session.json and result.json: those are read as absent, so the unit stays on the site as
-the leaderboard lists it (invalid, evidence missing with the file named; evaluation failed)
-instead of failing the whole site.
+unit's session.json, result.json and trace.json: those are read as absent, so the unit stays on
+the site as the leaderboard lists it (invalid, evidence missing with the file named; evaluation
+failed) instead of failing the whole site.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from publish.transcript import Transcript, read_transcript
 from records.controls_stamp import controls_current
+from records.evidence.agent import AgentTrace
 from records.evidence.controls import ControlRow
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
@@ -36,7 +36,7 @@ class UnitEvidence:
     paths: UnitPaths
     session: SessionRecord | None
     result: EvaluationResult | None
-    transcript: Transcript
+    trace: AgentTrace | None  # the trajectory; None when trace.json is absent or unreadable
     replacement: ReplacementRecord | None
 
     @property
@@ -99,7 +99,7 @@ def load_unit(paths: UnitPaths) -> UnitEvidence:
         paths=paths,
         session=session,
         result=result,
-        transcript=read_transcript(paths.events),
+        trace=_tolerant(paths.trace, AgentTrace),
         replacement=read_record(replacement, ReplacementRecord) if replacement.exists() else None,
     )
 

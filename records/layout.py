@@ -12,7 +12,7 @@ evidence/
                                       (probe.json and the session files of a unit)
     order.json                        frozen run order of qualified routes
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
-      session.json events.jsonl trace.json gateway.jsonl commands.json agent.stderr.log
+      session.json events.jsonl trace.json gateway.jsonl agent.stderr.log
       worktree.diff worktree.tar.gz PROGRESS.md [replacement.json] [marker-repair.json]
       evaluation/                     evaluator output: result.json, screenshots/, video.webm,
                                       page-text.json (the DOM text each screenshot shows), ...
@@ -171,6 +171,7 @@ class SessionPaths:
 
     @property
     def commands(self) -> Path:
+        """Legacy: the shell commands of units recorded before the trajectory held them."""
         return self.root / "commands.json"
 
     @property
@@ -196,7 +197,7 @@ class UnitPaths(SessionPaths):
     @property
     def required_evidence(self) -> tuple[Path, ...]:
         """What a finished session must leave; a unit without any of them is invalid."""
-        return (self.events, self.trace, self.gateway, self.commands, self.diff, self.archive)
+        return (self.events, self.trace, self.gateway, self.diff, self.archive)
 
     @property
     def replacement(self) -> Path:

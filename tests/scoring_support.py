@@ -216,7 +216,7 @@ def make_unit(
         paths.events,
         commands if commands is not None else [("npm run check", 0), ("npm run build", 0)],
     )
-    save_trace(paths, trace_of(paths.events))  # trace.json and commands.json, as the harness does
+    save_trace(paths, trace_of(paths.events))  # trace.json, as the harness does
     paths.diff.write_text(diff)
     if progress is not None:
         paths.progress.write_text(progress)

@@ -124,7 +124,7 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
         transcript = first_unit.replace(".html", "-transcript.html")
         page.goto((site / transcript).as_uri())
         page.wait_for_load_state("load")
-        out["transcript_entries"] = page.locator("ol.sb-transcript > li").count()
+        out["transcript_entries"] = page.locator("ol.sb-steps > li").count()
         for name in ("checks", "cohort", "calibration", "cost", "methodology", "downloads",
                      "units/index"):  # fmt: skip
             page.goto((site / f"{name}.html").as_uri())

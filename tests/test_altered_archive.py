@@ -27,7 +27,7 @@ from records.layout import UnitPaths, round_paths
 from scoring.evidence import RoundContext
 from scoring.pipeline import score_context
 
-EVIDENCE_FILES = ["events.jsonl", "trace.json", "commands.json", "worktree.diff",
+EVIDENCE_FILES = ["events.jsonl", "trace.json", "worktree.diff",
                   "worktree.tar.gz", "PROGRESS.md"]  # fmt: skip
 
 

@@ -61,8 +61,7 @@ def test_three_good_probes_qualify(built: Path) -> None:
     assert record.catalogue.passed and record.catalogue.tools_supported
     assert record.isolation.level == "bwrap-loopback-proxy"
     probe_dir = round_paths("demo", built).probe_dir("strong-builder", 1)
-    for name in ("probe.json", "events.jsonl", "trace.json", "gateway.jsonl", "commands.json",
-                 "worktree.diff"):  # fmt: skip
+    for name in ("probe.json", "events.jsonl", "trace.json", "gateway.jsonl", "worktree.diff"):
         assert (probe_dir / name).is_file(), name
     assert "probe 1 ok" in (probe_dir / "worktree.diff").read_text()
 

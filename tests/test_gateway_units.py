@@ -17,6 +17,7 @@ from harness.session.upstream import Upstream
 from harness.spend import SpendRefused, check_spend
 from harness.unit import UnitRefused, run_unit
 from publish.views import fmt_cost
+from records.evidence.agent import AgentTrace
 from records.evidence.gateway import KeyCheck
 from records.inputs import load_round
 from records.io import read_record
@@ -85,6 +86,8 @@ def test_unknown_cost_stays_unknown(evidence: Path) -> None:
     assert record.cost_usd is None and record.gateway.unknown_cost_responses == 2
     assert record.gateway.cost_estimate_usd > 0  # the budget counted tokens x catalogue price
     assert fmt_cost(record.cost_usd) == "unknown" and cost_points(record.cost_usd) == 0.0
+    trace = read_record(round_paths("showcase", evidence).unit("cost-unknown-r1").trace, AgentTrace)
+    assert [s.metrics.cost_usd for s in trace.steps if s.metrics] == [None, None]
 
 
 def test_a_low_credit_key_refuses_the_round_before_any_spending(

@@ -29,6 +29,7 @@ from records.layout import UnitPaths
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
 REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
+DATA = Path(__file__).parent / "data"
 
 # Every file-level record (one file each); embedded parts are plain Records. controls.json is a
 # bare list of `ControlRow`s (a contract the site reads as it is).
@@ -152,18 +153,33 @@ def test_commands_json_bare_list_of_schema_1_loads(tmp_path: Path) -> None:
     assert record.commands[0].source is None and record.commands[0].line is None
 
 
-def test_trace_and_commands_from_the_real_writers_load(tmp_path: Path) -> None:
+def test_trace_from_the_real_writers_loads(tmp_path: Path) -> None:
     assert REFERENCE.is_file(), f"{REFERENCE}: the recorded reference events are missing"
     paths = UnitPaths(tmp_path / "unit")
     paths.root.mkdir()
     shutil.copy(REFERENCE, paths.events)
     save_trace(paths, OpenCodeAgent().read_trace(paths.events))
     trace = read_record(paths.trace, AgentTrace)
-    commands = read_record(paths.commands, CommandsRecord)
-    assert commands.schema_version == 2 and commands.commands == trace.commands
-    assert [c.line for c in commands.commands] == [5]
+    assert trace.schema_version == 2 and not paths.commands.exists()
+    assert [c.line for c in trace.commands] == [5]
     line = paths.events.read_text().split("\n")[4]
     assert json.loads(line)["part"]["tool"] == "bash"  # the cited line is the command's event
+
+
+def test_a_schema_1_trace_loads_as_one_step_with_every_fact_kept(tmp_path: Path) -> None:
+    """`trace-schema-1.json` is what the schema-1 writer (git history) made of the reference
+    events: read now, it gives scoring the same commands, edits, messages and finish."""
+    old = read_record(DATA / "trace-schema-1.json", AgentTrace)
+    shutil.copy(REFERENCE, tmp_path / "events.jsonl")
+    new = OpenCodeAgent().read_trace(tmp_path / "events.jsonl")
+    assert old.schema_version == 2 and "schema 1" in old.notes and len(old.steps) == 1
+    assert old.commands == new.commands and old.edits == new.edits
+    assert [(m.text, m.source) for m in old.messages] == [(m.text, m.source) for m in new.messages]
+    assert [p.source for p in old.parts()] == [p.source for p in new.parts()]
+    assert old.finished_normally and new.finished_normally
+    again = tmp_path / "trace.json"  # the migrated record writes and reads back unchanged
+    write_record(again, old)
+    assert read_record(again, AgentTrace) == old
 
 
 def test_phase_json_from_the_browser_phase_loads(tmp_path: Path) -> None:

@@ -64,7 +64,13 @@ def test_trace_reads_the_recorded_events(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     shutil.copy(REFERENCE, events)
     trace = OpenCodeAgent().read_trace(events)
-    assert trace.steps == 3 and trace.finished_normally
+    assert trace.turns == 3 and trace.finished_normally
+    assert [s.finish_reason for s in trace.steps] == ["tool-calls", "tool-calls", "stop"]
+    assert [[p.source for p in s.parts] for s in trace.steps] == [
+        ["events.jsonl:2"], ["events.jsonl:5"], ["events.jsonl:8"]]  # fmt: skip
+    first = trace.steps[0].metrics
+    assert first is not None and (first.input_tokens, first.output_tokens) == (95, 17)
+    assert (first.reasoning_tokens, first.cache_read_tokens, first.cost_usd) == (3, 7, None)
     assert [c.exit_code for c in trace.commands] == [0]
     assert [c.source for c in trace.commands] == ["events.jsonl:5"]
     assert [(t.tool, t.source) for t in trace.tool_calls] == [

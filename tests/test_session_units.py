@@ -20,7 +20,7 @@ from harness.session.process import process_alive
 from harness.session.sandbox import bwrap_available
 from harness.unit import UnitRefused, run_unit
 from records import layout
-from records.evidence.agent import AgentTrace, CommandsRecord
+from records.evidence.agent import AgentTrace
 from records.evidence.round import PreflightRecord
 from records.io import read_record, write_record
 from records.layout import round_paths
@@ -168,8 +168,14 @@ def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
     record = run_unit("showcase", "escape-artist", evidence_dir=evidence, check_order=False)
     assert record.stop_status == "completed" and record.isolation.level == "bwrap-loopback-proxy"
     paths = round_paths("showcase", evidence).unit("escape-artist-r1")
-    commands = read_record(paths.commands, CommandsRecord).commands
-    assert commands == read_record(paths.trace, AgentTrace).commands
+    trace = read_record(paths.trace, AgentTrace)
+    commands = trace.commands
+    assert not paths.commands.exists()  # the trajectory holds them: no commands.json any more
+    costs = [s.metrics.cost_usd for s in trace.steps if s.source == "agent" and s.metrics]
+    assert len(costs) == trace.turns == record.steps  # each turn priced by the gateway's meter
+    assert record.cost_usd is not None and sum(c or 0 for c in costs) == pytest.approx(
+        record.cost_usd
+    )
     output = "\n".join(c.output for c in commands)
     lines = {line.split(" ", 1)[0]: line for line in output.splitlines() if " " in line}
     root = lines["ROOT-LISTING"]

@@ -242,6 +242,9 @@ def test_transcript_shows_every_tool_call(built: Path, evidence: tuple[str, Path
         assert html.count("sb-t--tool") == len(tools), unit.name
         for line in tools:
             assert f'id="L{line}"' in html
+        writes = [e for e in events if e.get("type") == "tool_use" and e["part"]["tool"] == "write"]
+        assert html.count('<div class="highlight"><pre>') >= len(writes), unit.name  # each folded
+        assert "events.jsonl" in html and "trace.json" in html
 
 
 def test_check_matrix(built: Path, board: Leaderboard) -> None:

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import OUTPUT_LIMIT, Launch, truncate
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
     AgentIdentity,
     AgentInfo,
     AgentTrace,
-    CommandRun,
-    Message,
-    ToolCall,
+    ErrorPart,
+    Step,
+    StepMetrics,
+    TextPart,
+    ToolPart,
 )
 from records.tools import OPENCODE, tool_versions
 
@@ -33,6 +35,8 @@ DISABLE_FLAGS = (
     "OPENCODE_DISABLE_PROJECT_CONFIG",
 )
 EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")
+FILE_TEXT_KEYS = ("content", "oldString", "newString", "patchText")
+FILE_TEXT_LIMIT = 20_000  # characters of a written file kept in the trajectory (others: 4,000)
 # apply_patch (offered instead of edit/write to ids containing "gpt-") names its files in the patch
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.M)
 PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
@@ -150,8 +154,9 @@ class OpenCodeAgent:
         return Launch(command=command, stdin=prompt)
 
     def read_trace(self, events: Path) -> AgentTrace:
-        """`opencode run --format json` events, one JSON object a line, into the neutral trace;
-        every entry cites its line (lines split at newlines only, as the file is numbered)."""
+        """`opencode run --format json` events, one JSON object a line, into the trajectory: a
+        step per `step_start` … `step_finish`; every part cites its line (lines split at newlines
+        only, as the file is numbered)."""
         trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
         if not events.exists():
             return trace
@@ -173,49 +178,89 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _cut(value: Any) -> Any:
-    """Tool inputs with long strings (whole files being written) cut to the output limit."""
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _cut(value: Any, limit: int = OUTPUT_LIMIT) -> Any:
+    """Tool inputs with long strings cut to the output limit; the text of a file being written
+    or edited (`FILE_TEXT_KEYS`) to the larger `FILE_TEXT_LIMIT`, so the transcript shows it."""
     if isinstance(value, str):
-        return truncate(value)[0]
+        return truncate(value, limit)[0]
     if isinstance(value, dict):
-        return {k: _cut(v) for k, v in value.items()}
+        return {
+            k: _cut(v, FILE_TEXT_LIMIT if k in FILE_TEXT_KEYS else limit) for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [_cut(v) for v in value]
+        return [_cut(v, limit) for v in value]
     return value
+
+
+def _open_step(trace: AgentTrace, source: Literal["agent", "system"], ts: int | None) -> Step:
+    """The step a part belongs to: the open turn, else a new `system` step (an error after the
+    last turn, say)."""
+    last = trace.steps[-1] if trace.steps else None
+    if source == "system" and last is not None and last.finish_reason is None:
+        return last
+    step = Step(step_id=len(trace.steps) + 1, source=source, started_at=ts)
+    trace.steps.append(step)
+    return step
+
+
+def _metrics(part: dict[str, Any]) -> StepMetrics:
+    tokens = _dict(part.get("tokens"))
+    cache = _dict(tokens.get("cache"))
+    return StepMetrics(
+        input_tokens=_int(tokens.get("input")), output_tokens=_int(tokens.get("output")),
+        reasoning_tokens=_int(tokens.get("reasoning")), cache_read_tokens=_int(cache.get("read")),
+        cache_write_tokens=_int(cache.get("write")),
+    )  # fmt: skip
 
 
 def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
     kind = event.get("type")
     part = _dict(event.get("part"))
-    stamp = event.get("timestamp")
-    ts = stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None
+    ts = _int(event.get("timestamp"))
     if kind == "step_start":
-        trace.steps += 1
+        _open_step(trace, "agent", ts)
     elif kind == "step_finish":
-        trace.finish_reasons.append(str(part.get("reason", "")))
+        step = _open_step(trace, "system", ts)
+        step.finish_reason, step.finished_at = str(part.get("reason", "")), ts
+        step.metrics = _metrics(part)
     elif kind == "error":
-        trace.errors.append(json.dumps(event.get("error", event))[:2000])
+        error = event.get("error", event)
+        data = _dict(_dict(error).get("data"))
+        name = str(_dict(error).get("name") or "error")
+        message = str(data.get("message") or _dict(error).get("message") or "")
+        _open_step(trace, "system", ts).parts.append(ErrorPart(
+            text=f"{name}: {message}" if message else name, detail=json.dumps(error)[:2000],
+            timestamp=ts, source=source,
+        ))  # fmt: skip
     elif kind in ("text", "reasoning") and isinstance(part.get("text"), str):
         text, cut = truncate(part["text"])
-        trace.messages.append(
-            Message(kind=kind, text=text, truncated=cut, timestamp=ts, source=source)
+        _open_step(trace, "system", ts).parts.append(
+            TextPart(kind=kind, text=text, truncated=cut, timestamp=ts, source=source)
         )
     elif kind == "tool_use":
-        tool = str(part.get("tool", ""))
-        state = _dict(part.get("state"))
-        inputs = _dict(state.get("input"))
-        status = str(state.get("status", ""))
-        call_id = str(part.get("callID", ""))
-        trace.tool_calls.append(
-            ToolCall(
-                tool=tool, status=status, input=_cut(inputs), call_id=call_id, timestamp=ts,
-                source=source,
-            )
-        )  # fmt: skip
-        if tool == "bash":
-            trace.commands.append(_command(call_id, state, inputs, ts, source))
-        elif tool in EDIT_TOOLS and status == "completed":
-            trace.edits.extend(edited_paths(tool, inputs))
+        _open_step(trace, "system", ts).parts.append(_tool(part, ts, source))
+
+
+def _tool(part: dict[str, Any], ts: int | None, source: str) -> ToolPart:
+    tool = str(part.get("tool", ""))
+    state = _dict(part.get("state"))
+    inputs = _dict(state.get("input"))
+    status = str(state.get("status", ""))
+    metadata = _dict(state.get("metadata"))
+    raw = metadata.get("output", state.get("output", state.get("error", "")))
+    output, cut = truncate(str(raw or ""))
+    return ToolPart(
+        tool=tool, status=status, call_id=str(part.get("callID", "")),
+        title=str(state.get("title") or inputs.get("description") or ""), input=_cut(inputs),
+        output=output, output_truncated=cut or bool(metadata.get("truncated")),
+        exit_code=_int(metadata.get("exit")) if tool == "bash" else None, shell=tool == "bash",
+        files=edited_paths(tool, inputs) if tool in EDIT_TOOLS and status == "completed" else [],
+        timestamp=ts, source=source,
+    )  # fmt: skip
 
 
 def edited_paths(tool: str, inputs: dict[str, Any]) -> list[str]:
@@ -226,24 +271,3 @@ def edited_paths(tool: str, inputs: dict[str, Any]) -> list[str]:
     patch = inputs.get("patchText")
     found = PATCH_FILE.findall(patch) if isinstance(patch, str) else []
     return found or [tool]
-
-
-def _command(
-    call_id: str, state: dict[str, Any], inputs: dict[str, Any], ts: int | None, source: str
-) -> CommandRun:
-    metadata = _dict(state.get("metadata"))
-    raw = metadata.get("output", state.get("output", state.get("error", "")))
-    output, cut = truncate(str(raw or ""))
-    exit_code = metadata.get("exit")
-    if not isinstance(exit_code, int) or isinstance(exit_code, bool):
-        exit_code = None
-    return CommandRun(
-        call_id=call_id,
-        command=str(inputs.get("command", "")),
-        exit_code=exit_code,
-        status=str(state.get("status", "")),
-        output=output,
-        output_truncated=cut or bool(metadata.get("truncated")),
-        timestamp=ts,
-        source=source,
-    )

@@ -3,7 +3,7 @@
 Units and probes recorded before trace.json existed have only `events.jsonl`; scoring reads the
 trace, so run `python -m harness.agents retrace ROUND` once for such a round (the session's own
 record names the agent). The native events are never changed; an existing trace is kept unless
-`force`.
+`force` (which also brings a schema-1 trace to the current trajectory schema).
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harness.agents import adapter
+from harness.session.evidence import save_trace
 from records.evidence.agent import AgentInfo
 from records.evidence.round import PreflightRecord
 from records.evidence.session import SessionRecord
-from records.io import read_record, write_record
+from records.io import read_record
 from records.layout import EVIDENCE_DIR, SessionPaths, round_paths
 
 
@@ -38,6 +39,6 @@ def retrace(round_id: str, evidence_dir: Path = EVIDENCE_DIR, force: bool = Fals
         if not paths.events.exists() or (paths.trace.exists() and not force):
             continue
         trace = adapter(info, str(paths.root)).read_trace(paths.events)
-        write_record(paths.trace, trace)
+        save_trace(paths, trace)
         written.append(paths.trace)
     return written

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from harness.session.process import kill_group
 from harness.session.worktree import archive_bytes, final_diff
-from records.evidence.agent import AgentTrace, CommandsRecord
+from records.evidence.agent import AgentTrace, StepMetrics
+from records.evidence.gateway import read_exchanges
 from records.evidence.session import RunningMarker
 from records.io import RecordError, atomic_write_bytes, read_record, write_record
 from records.layout import SessionPaths, UnitPaths
@@ -122,9 +123,35 @@ def save_worktree_evidence(paths: UnitPaths, worktree: Path, base: str | None) -
 
 
 def save_trace(paths: SessionPaths, trace: AgentTrace) -> None:
-    """trace.json (the neutral trace) and commands.json (its shell commands) of a session."""
-    write_record(paths.trace, trace)
-    write_record(paths.commands, CommandsRecord(commands=trace.commands))
+    """trace.json, the session's trajectory, with each turn's cost as the gateway metered it."""
+    write_record(paths.trace, with_metered_cost(trace, paths.gateway))
+
+
+def with_metered_cost(trace: AgentTrace, gateway: Path) -> AgentTrace:
+    """Each agent turn's cost from the recording proxy: the turn's model requests are the
+    gateway's chat requests of the same step number (a retry repeats its step and is added).
+    Where the agent's turns and the gateway's steps do not pair up one to one, every turn's cost
+    stays unknown and the trajectory's notes say why; the unit's total is the gateway's anyway."""
+    costs: dict[int, float | None] = {}
+    for rec in read_exchanges(gateway):
+        if rec.kind == "chat" and rec.step is not None:
+            before, cost = costs.get(rec.step, 0.0), rec.cost_usd
+            costs[rec.step] = None if before is None or cost is None else before + cost
+    turns = [step for step in trace.steps if step.source == "agent"]
+    if not costs:
+        return trace
+    if len(turns) != max(costs):
+        note = (
+            f"Per-turn cost not shown: the agent reported {len(turns)} turns, the gateway "
+            f"metered {max(costs)} steps."
+        )
+        return trace.model_copy(update={"notes": " ".join(filter(None, [trace.notes, note]))})
+    priced = trace.model_copy(deep=True)
+    for number, step in enumerate(s for s in priced.steps if s.source == "agent"):
+        step.metrics = (step.metrics or StepMetrics()).model_copy(
+            update={"cost_usd": costs.get(number + 1)}
+        )
+    return priced
 
 
 def evidence_present(paths: UnitPaths) -> list[str]:

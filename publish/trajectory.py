@@ -1,0 +1,83 @@
+"""How the site shows a unit's trajectory (`trace.json`): each tool call as a reader wants it.
+
+A shell command shows its command line, exit code and output; a file write shows the file, folded
+and syntax-highlighted; an edit shows the text it replaced and the text it put in; any other tool
+shows its input. The site never reads the agent's native events: what it shows is the trajectory
+the harness wrote, whose parts cite their native line (`events.jsonl:12`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from markupsafe import Markup, escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from records.evidence.agent import ToolPart
+
+FOLD_AT = 1200  # characters (or 15 lines) of text shown before the rest is folded away
+WRITE_KEYS = ("content",)
+EDIT_KEYS = ("oldString", "newString")
+PATH_KEYS = ("filePath", "path")
+CUT_MARK = re.compile(r"\n\[\.\.\. \d+ characters cut \.\.\.\]\n")  # harness.agents.base.truncate
+
+
+def folds(text: str) -> bool:
+    """Whether a text is long enough to fold away behind its summary."""
+    return len(text) > FOLD_AT or text.count("\n") > 14
+
+
+def code_html(text: str, path: str = "") -> Markup:
+    """`text` as highlighted HTML for a `<pre><code>` (Pygments' short classes, which the
+    theme colours); plain escaped text for a file type Pygments does not know. Newlines become
+    entities so Markdown never splits the block."""
+    try:
+        lexer = get_lexer_for_filename(PurePosixPath(path).name or "x.txt", stripnl=False)
+    except ClassNotFound:
+        html = str(escape(text))
+    else:
+        html = highlight(text, lexer, HtmlFormatter(nowrap=True)).removesuffix("\n")
+    return Markup(html.replace("\n", "&#10;"))
+
+
+@dataclass(frozen=True)
+class ToolView:
+    """One tool call as the transcript shows it."""
+
+    kind: str  # shell | write | edit | other
+    path: str = ""
+    content: str = ""  # the file written, or the text an edit put in
+    replaced: str = ""  # the text an edit took out
+    text: str = ""  # a shell command, or any other tool's input as JSON
+
+    @property
+    def lines(self) -> int:
+        return self.content.count("\n") + 1 if self.content else 0
+
+    @property
+    def cut(self) -> bool:
+        """The trajectory kept the start and end of the text, not its middle."""
+        return CUT_MARK.search(self.content) is not None
+
+
+def tool_view(part: ToolPart) -> ToolView:
+    """What to show of a tool call: shell command, file write, edit, or its input."""
+    inputs = part.input
+    path = next((str(inputs[k]) for k in PATH_KEYS if isinstance(inputs.get(k), str)), "")
+    if part.shell:
+        return ToolView("shell", text=str(inputs.get("command", "")))
+    if path and isinstance(inputs.get("content"), str):
+        return ToolView("write", path=path, content=str(inputs["content"]))
+    if path and all(isinstance(inputs.get(k), str) for k in EDIT_KEYS):
+        return ToolView(
+            "edit", path=path, content=str(inputs["newString"]), replaced=str(inputs["oldString"])
+        )
+    rest = {k: v for k, v in inputs.items() if k not in PATH_KEYS}  # the path is in the heading
+    shown = json.dumps(rest, indent=2, ensure_ascii=False, sort_keys=True) if rest else ""
+    return ToolView("other", path=path, text=shown)

@@ -222,25 +222,11 @@ def task_order() -> dict[str, Any]:
 
 
 def scheduled_units() -> list[tuple[str, str, int, int]]:
-    """(unit, model key, repetition, replacement) in frozen order, then documented replacements."""
-    from harness.order import read_order
-    from harness.replacement import replacement_record
+    """(unit, model key, repetition, replacement) in frozen order, then documented replacements
+    (`harness.parallel.scheduled`, the one list the runner also uses)."""
+    from harness.parallel import scheduled
 
-    if not PATHS.order.exists():
-        return []
-    units = []
-    for unit in read_order(ROUND).order:
-        key, rep = unit.rsplit("-r", 1)
-        units.append((unit, key, int(rep), 0))
-    folders = sorted(PATHS.units_dir.iterdir()) if PATHS.units_dir.is_dir() else []
-    for folder in folders:
-        if not PATHS.unit(folder.name).replacement.exists():
-            continue
-        record = replacement_record(PATHS.unit(folder.name))
-        key, rest = record.replacement_unit.rsplit("-r", 1)
-        rep, replacement = rest.split("-x")
-        units.append((record.replacement_unit, key, int(rep), int(replacement)))
-    return units
+    return [(s.unit, s.model_key, s.repetition, s.replacement) for s in scheduled(ROUND)]
 
 
 UNIT_TASKS: set[str] = set()

@@ -18,7 +18,8 @@ from harness.session.evidence import now_iso
 from records.evidence.round import OrderRecord, PreflightRecord
 from records.inputs import load_cohort, load_round
 from records.io import read_record, write_record
-from records.layout import EVIDENCE_DIR, round_paths, unit_id
+from records.layout import EVIDENCE_DIR, round_paths
+from records.unit_ids import unit_id
 
 
 class OrderError(RuntimeError):

@@ -27,6 +27,7 @@ from pathlib import Path
 from harness.session.evidence import MarkerUnreadable, read_marker
 from records.inputs import load_round
 from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths, round_paths
+from records.unit_ids import UnitId, unit_id
 
 
 class ParallelRefused(RuntimeError):
@@ -39,6 +40,11 @@ class Scheduled:
     model_key: str
     repetition: int
     replacement: int = 0
+
+    @classmethod
+    def of(cls, unit: str) -> Scheduled:
+        parsed = UnitId.parse(unit)
+        return cls(unit, parsed.model_key, parsed.repetition, parsed.replacement)
 
 
 @dataclass
@@ -159,18 +165,14 @@ def scheduled(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[Schedule
     from harness.replacement import replacement_record
 
     paths = round_paths(round_id, evidence_dir)
-    items = []
-    for unit in read_order(round_id, evidence_dir).order:
-        key, rep = unit.rsplit("-r", 1)
-        items.append(Scheduled(unit, key, int(rep)))
+    if not paths.order.exists():
+        return []
+    units = list(read_order(round_id, evidence_dir).order)
     folders = sorted(paths.units_dir.iterdir()) if paths.units_dir.is_dir() else []
     for folder in folders:
         if paths.unit(folder.name).replacement.exists():
-            record = replacement_record(paths.unit(folder.name))
-            key, rest = record.replacement_unit.rsplit("-r", 1)
-            rep, number = rest.split("-x")
-            items.append(Scheduled(record.replacement_unit, key, int(rep), int(number)))
-    return items
+            units.append(replacement_record(paths.unit(folder.name)).replacement_unit)
+    return [Scheduled.of(unit) for unit in units]
 
 
 def run_round(
@@ -194,7 +196,7 @@ def _one(args: argparse.Namespace) -> int:
     from harness.unit import run_unit
 
     paths = round_paths(args.round, args.evidence)
-    unit = f"{args.model}-r{args.repetition}"
+    unit = unit_id(args.model, args.repetition)
     if not args.replacement:
         require_started_before(paths, read_order(args.round, args.evidence).order, unit)
     record = run_unit(

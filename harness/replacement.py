@@ -22,7 +22,8 @@ from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import ReplacementRecord
 from records.evidence.session import FailureClass, SessionRecord
 from records.io import RecordError, read_record, write_record
-from records.layout import EVIDENCE_DIR, UnitPaths, round_paths, unit_id
+from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.unit_ids import UnitId, unit_id
 
 ReplacedClass = FailureClass | Literal["evaluator"]
 # session failure classes (harness.attribution decides them); plus evaluator failures
@@ -31,11 +32,6 @@ REPLACEABLE = REPLACEABLE_CLASSES
 
 class ReplacementRefused(RuntimeError):
     """The unit may not be replaced (not failed for a replaceable reason, or replaced already)."""
-
-
-def unit_name(model_key: str, repetition: int = 1, replacement: int = 0) -> str:
-    base = unit_id(model_key, repetition)
-    return f"{base}-x{replacement}" if replacement else base
 
 
 def replacement_record(paths: UnitPaths) -> ReplacementRecord:
@@ -98,7 +94,11 @@ def create_replacement(
     """
     if not reason.strip():
         raise ReplacementRefused("a replacement needs a written reason")
-    if "-x" in unit.rsplit("-r", 1)[-1]:
+    try:
+        failed_id = UnitId.parse(unit)
+    except ValueError as exc:
+        raise ReplacementRefused(str(exc)) from exc
+    if failed_id.is_replacement:
         raise ReplacementRefused(f"{unit} is itself a replacement: one replacement per unit")
     rpaths = round_paths(round_id, evidence_dir)
     failed = rpaths.unit(unit)
@@ -134,7 +134,7 @@ def create_replacement(
         )
     if evaluator:
         failure_class = "evaluator"
-    target = rpaths.unit(f"{unit}-x1")
+    target = rpaths.unit(unit_id(failed_id.model_key, failed_id.repetition, replacement=1))
     if target.replacement.exists() or target.session.exists():
         raise ReplacementRefused(f"{unit} already has its one replacement ({target.root.name})")
     record = ReplacementRecord(

@@ -23,7 +23,7 @@ from harness.freeze import require_round_tools
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.preconditions import PreconditionFailed, require_preconditions
 from harness.progress import Progress
-from harness.replacement import replacement_record, unit_name
+from harness.replacement import replacement_record
 from harness.session.evidence import (
     MarkerUnreadable,
     end_leftovers,
@@ -55,6 +55,7 @@ from records.hashing import file_sha256
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import read_record, write_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.unit_ids import unit_id
 
 
 class UnitRefused(RuntimeError):
@@ -264,7 +265,7 @@ def run_unit(
         )
     candidate = load_cohort(settings.cohort_path).by_key(model_key)
     agent = agent or agent_for(settings.agent, f"round {round_id!r}")
-    unit = unit_name(model_key, repetition, replacement)
+    unit = unit_id(model_key, repetition, replacement)
     paths = round_paths(round_id, evidence_dir).unit(unit)
     if paths.session.exists():
         raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")

@@ -25,6 +25,7 @@ from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, describe_validation_error, read_json, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
+from records.unit_ids import parse_unit
 
 CONTROL_ROWS = TypeAdapter(list[ControlRow])
 M = TypeVar("M", bound=BaseModel)
@@ -43,7 +44,8 @@ class UnitEvidence:
     def model_key(self) -> str:
         if self.session is not None:
             return self.session.model_key
-        return self.unit.rsplit("-r", 1)[0]
+        parsed = parse_unit(self.unit)
+        return parsed.model_key if parsed else self.unit
 
 
 @dataclass(frozen=True)

@@ -95,11 +95,6 @@ def scoring_source_files() -> list[Path]:
     return source_files(SCORING_SOURCES)
 
 
-def unit_id(model_key: str, repetition: int = 1) -> str:
-    """Unit ids leave room for repetitions (Round 1 runs three per route)."""
-    return f"{model_key}-r{repetition}"
-
-
 @dataclass(frozen=True)
 class EvaluationPaths:
     """What `evaluate(app, out)` writes into its output folder (a unit's `evaluation/`)."""

@@ -17,7 +17,6 @@ three points of fifth. No model advances while the unit leaderboard's standing i
 
 from __future__ import annotations
 
-import re
 import statistics
 from pathlib import Path
 from typing import Literal
@@ -37,11 +36,11 @@ from records.io import RecordError, read_record
 from records.layout import RoundPaths
 from records.rubric import ADVANCE_MARGIN, ADVANCE_TOP, DIMENSION_IDS
 from records.rubric import TIE_RULE as UNIT_TIE_RULE
+from records.unit_ids import parse_unit, unit_id
 from scoring.advancement import Entry, rank
 from scoring.evidence import pending_replacements
 
 SCORED = ("ranked", "gate_failed")
-REPLACEMENT = re.compile(r"^(?P<unit>.+-r\d+)-x(?P<number>\d+)$")
 TIE_RULE = (
     "higher mean total, then higher mean automated score, then lower mean gateway cost "
     "(unknown cost last), then model key"
@@ -69,17 +68,17 @@ def _mean(values: list[float]) -> float | None:
 
 def _base(row: LeaderboardRow) -> tuple[str, int]:
     """(original unit, replacement number) of a row: `m-r2-x1` -> ('m-r2', 1)."""
-    match = REPLACEMENT.match(row.unit)
-    if match is None:
+    unit = parse_unit(row.unit)
+    if unit is None or not unit.is_replacement:
         return row.replacement_of or row.unit, 0
-    return row.replacement_of or match["unit"], int(match["number"])
+    return row.replacement_of or unit.original, unit.replacement
 
 
 def _repetition(
     r: int, key: str, rows: list[LeaderboardRow], pending: set[str]
 ) -> tuple[RepetitionResult, LeaderboardRow | None]:
     """The counted unit of repetition r and the result as the model leaderboard shows it."""
-    original = f"{key}-r{r}"
+    original = unit_id(key, r)
     mine = sorted((row for row in rows if _base(row)[0] == original), key=lambda w: _base(w)[1])
     if not mine:
         return RepetitionResult(repetition=r, unit=None, status="missing"), None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort, load_round
 from records.io import RecordError, read_record, readable
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
+from records.unit_ids import parse_unit
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,6 @@ def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContex
         paths=round_paths(round_id, evidence_dir or EVIDENCE_DIR),
         repetitions=settings.repetitions,
     )
-
-
-REPLACEMENT_UNIT = re.compile(r"^(?P<replaced>.+-r\d+)-x(?P<number>\d+)$")
 
 
 def unit_ids(paths: RoundPaths) -> list[str]:
@@ -79,12 +76,11 @@ def superseding(paths: RoundPaths) -> dict[str, str]:
     """
     found: dict[str, tuple[int, str]] = {}
     for record in paths.units_dir.glob("*/replacement.json"):
-        match = REPLACEMENT_UNIT.match(record.parent.name)
-        if match is None:
+        unit = parse_unit(record.parent.name)
+        if unit is None or not unit.is_replacement:
             continue
-        number = int(match["number"])
-        if number > found.get(match["replaced"], (0, ""))[0]:
-            found[match["replaced"]] = (number, record.parent.name)
+        if unit.replacement > found.get(unit.original, (0, ""))[0]:
+            found[unit.original] = (unit.replacement, record.parent.name)
     return {unit: name for unit, (_, name) in found.items()}
 
 

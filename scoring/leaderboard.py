@@ -31,7 +31,6 @@ pending and no unit's evaluation failed; until then no unit advances (`advanced`
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -53,6 +52,7 @@ from records.evidence.scoring import (
 )
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_json
+from records.unit_ids import parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
 from scoring.evidence import RoundContext, UnitEvidence, pending_replacements
@@ -111,15 +111,11 @@ def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
     return Verdict("ranked", [])
 
 
-REPLACED_NAME = re.compile(r"^(?P<replaced>.+-r\d+)-x\d+$")
-
-
 def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> LeaderboardRow:
     """The row of a unit without a readable session record: named, invalid, nothing measured."""
-    key, _, rest = unit.unit.rpartition("-r")
-    repetition = int(rest.split("-x")[0]) if rest.split("-x")[0].isdigit() else 0
+    parsed = parse_unit(unit.unit)
+    key, repetition = (parsed.model_key, parsed.repetition) if parsed else ("", 0)
     candidate = next((c for c in ctx.cohort.candidates if c.key == key), None)
-    replaced = REPLACED_NAME.match(unit.unit)
     return LeaderboardRow(
         unit=unit.unit,
         candidate_code=None,
@@ -127,7 +123,7 @@ def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> 
         route=candidate.route if candidate else "",
         display_name=candidate.display_name if candidate else (key or unit.unit),
         repetition=repetition,
-        replacement_of=replaced["replaced"] if replaced else None,
+        replacement_of=parsed.original if parsed and parsed.is_replacement else None,
         status=verdict.status,
         status_reasons=verdict.reasons,
         evidence_missing=verdict.missing,

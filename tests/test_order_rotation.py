@@ -10,7 +10,7 @@ import pytest
 from harness import order as run_order
 from records.evidence.round import OrderRecord
 from records.io import read_record, write_json
-from records.layout import unit_id
+from records.unit_ids import unit_id
 
 
 def positions(units: list[str], key: str, repetitions: int) -> list[int]:

@@ -13,21 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
 from records.controls_stamp import controls_current
 from records.evidence.agent import AgentTrace
-from records.evidence.controls import ControlRow
+from records.evidence.controls import ControlRow, read_controls
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
 from records.evidence.scoring import Leaderboard, ModelLeaderboard
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
-from records.io import RecordError, describe_validation_error, read_json, read_record
+from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
 from records.unit_ids import parse_unit
 
-CONTROL_ROWS = TypeAdapter(list[ControlRow])
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -64,22 +63,6 @@ class RoundEvidence:
     leaderboard: Leaderboard | None
     model_leaderboard: ModelLeaderboard | None = None  # a repeated round's ranking by model
     units: dict[str, UnitEvidence] = field(default_factory=dict)
-
-
-def load_controls(path: Path) -> list[ControlRow] | None:
-    """`controls.json`, as `evaluator/controls/run.py` writes it: a list of `ControlRow`.
-
-    A root object holding the list under `controls` (a later schema) loads too.
-    """
-    if not path.exists():
-        return None
-    data = read_json(path)
-    if isinstance(data, dict) and isinstance(data.get("controls"), list):
-        data = data["controls"]
-    try:
-        return CONTROL_ROWS.validate_python(data)
-    except ValidationError as exc:
-        raise RecordError(describe_validation_error(path, exc)) from exc
 
 
 def _tolerant(path: Path, model: type[M]) -> M | None:
@@ -137,7 +120,7 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         else None,
         calibration=calibration,
         calibration_result=calibration_result,
-        controls=load_controls(controls_json(evidence_dir)),
+        controls=read_controls(controls_json(evidence_dir)),
         controls_current=controls_current(evidence_dir),
         preflight=preflight,
         order=read_record(paths.order, OrderRecord) if paths.order.exists() else None,

@@ -28,14 +28,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import TypeAdapter
-
 from evaluator.controls.run import run_controls
-from records.evidence.controls import ControlRow
-from records.io import read_json
+from records.evidence.controls import ControlRow, read_controls
 from sandbox.monitor import machine_busy_seconds
 
-ROWS = TypeAdapter(list[ControlRow])
 HOG = "while True: pass"
 
 
@@ -80,7 +76,7 @@ def judge(label: str, only: list[str] | None, folder: Path, hogs: int) -> Run:
         stop_hogs(running)
     wall = time.monotonic() - started
     busy = (machine_busy_seconds() - busy0) / (wall * (os.cpu_count() or 1))
-    rows = ROWS.validate_python(read_json(out_json)) if out_json.is_file() else []
+    rows = read_controls(out_json) or []
     return Run(label, {r.control: r for r in rows}, wall, busy)
 
 

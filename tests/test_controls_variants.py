@@ -123,7 +123,7 @@ def test_rows_of_schema_1_load_with_the_kind_their_name_says(tmp_path: Path) -> 
 
 
 def test_the_site_reads_rows_with_their_kind(tmp_path: Path) -> None:
-    from publish.sources import load_controls
+    from records.evidence.controls import read_controls
 
     path = tmp_path / "controls.json"
     row = ControlRow(
@@ -132,12 +132,12 @@ def test_the_site_reads_rows_with_their_kind(tmp_path: Path) -> None:
         gates_failed=[], match=True,
     )  # fmt: skip
     write_json(path, [row.model_dump()])
-    assert [(r.control, r.kind) for r in load_controls(path) or []] == [
+    assert [(r.control, r.kind) for r in read_controls(path) or []] == [
         ("variant-native-dialog", "variant")
     ]
     write_json(path, [{**row.model_dump(), "kind": "sidegrade"}])
     with pytest.raises(RecordError, match="kind"):
-        load_controls(path)
+        read_controls(path)
 
 
 def test_the_traceability_table_names_the_variants_that_exercise_each_clause() -> None:

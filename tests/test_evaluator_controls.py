@@ -18,8 +18,9 @@ from evaluator.controls.run import (
     touches_dependencies,
     variant_patches,
 )
-from publish.sources import load_controls
 from records.controls_stamp import controls_current
+from records.evidence.controls import read_controls
+from records.io import read_json
 from records.layout import controls_json
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -46,7 +47,8 @@ def test_mutants_share_the_reference_install(tmp_path: Path) -> None:
 def test_the_controls_the_build_ran_match(demo_round: DemoBuild) -> None:
     """A partial run: its rows are exactly the controls asked for, each matches its expectation,
     and it is not taken for a complete run (no stamp: the controls stage stays outstanding)."""
-    rows = load_controls(controls_json(demo_round.pristine)) or []
+    rows = read_controls(controls_json(demo_round.pristine)) or []
+    assert read_json(controls_json(demo_round.pristine))["schema_version"] == 3  # typed, versioned
     order = control_names(mutant_patches(), variant_patches())
     assert [r.control for r in rows] == sorted(BUILD_CONTROLS, key=order.index)
     bad = [(r.control, r.reason) for r in rows if not r.match]

@@ -31,8 +31,7 @@ from records.layout import UnitPaths
 REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
 DATA = Path(__file__).parent / "data"
 
-# Every file-level record (one file each); embedded parts are plain Records. controls.json is a
-# bare list of `ControlRow`s (a contract the site reads as it is).
+# Every file-level record (one file each); embedded parts are plain Records.
 ROOTS = {
     "session.json": "records.evidence.session:SessionRecord",
     ".running": "records.evidence.session:RunningMarker",
@@ -54,6 +53,7 @@ ROOTS = {
     "commands.json": "records.evidence.agent:CommandsRecord",
     "controls.inputs.json": "records.evidence.controls:ControlsInputs",
     "trace.json": "records.evidence.agent:AgentTrace",
+    "controls.json": "records.evidence.controls:ControlsRecord",
 }
 
 

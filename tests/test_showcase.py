@@ -19,8 +19,8 @@ from demo_build import DemoBuild, demo_build
 from rule_paths import unexercised
 
 from evaluator.controls.run import control_names, mutant_patches, variant_patches
-from publish.sources import load_controls
 from records.controls_stamp import controls_current
+from records.evidence.controls import read_controls
 from records.evidence.gateway import read_exchanges
 from records.evidence.session import SessionRecord
 from records.io import read_record
@@ -87,7 +87,7 @@ def test_every_cast_member_ends_in_its_designed_evidence(built: Path) -> None:
 
 
 def test_all_controls_match(built: Path) -> None:
-    rows = load_controls(controls_json(built)) or []
+    rows = read_controls(controls_json(built)) or []
     assert [r.control for r in rows] == control_names(mutant_patches(), variant_patches())
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad

@@ -21,7 +21,7 @@ from site_fixture import copy_evidence, real_evidence
 from publish.linkcheck import check_site
 from publish.media import THUMB_WIDTH
 from publish.render import SITE_SRC, render_site
-from publish.sources import load_controls
+from records.evidence.controls import read_controls
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record
 from records.layout import REPO_ROOT, controls_json, round_paths
@@ -221,7 +221,7 @@ def test_round_banner_on_every_page(built: Path, evidence: tuple[str, Path]) -> 
 
 
 def test_controls_table_shows_expected_and_actual(built: Path, evidence: tuple[str, Path]) -> None:
-    rows = load_controls(controls_json(evidence[1]))
+    rows = read_controls(controls_json(evidence[1]))
     assert rows
     table = text(built, "calibration.html").split('id="controls"')[1].split("</table>")[0]
     cells = " ".join(re.sub(r"<[^>]+>", " ", table).split())
@@ -334,7 +334,7 @@ def evaluated(units: Path) -> list[Path]:
     ("relative", "content", "needle"),
     [
         ("calibration.json", '{"automated_score": 26}', "field passed"),
-        ("../controls.json", '[{"control": "reference"}]', "field 0.expected_score"),
+        ("../controls.json", '[{"control": "reference"}]', "field controls.0.expected_score"),
     ],
 )
 def test_malformed_file_is_named(

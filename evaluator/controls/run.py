@@ -9,10 +9,10 @@ names the contract clauses it exercises (the traceability table shows them).
 
     python -m evaluator controls [--only reference,variant-native-dialog,mutant-url-state]
 
-writes evidence/controls.json ([{control, kind, check, expected_score, actual_score,
-expected_failed_checks, actual_failed_checks, gates_failed, match, reason}], kind: reference,
-variant or mutant) and each control's evaluator output under evidence/controls/<control>/; exits
-non-zero on any mismatch.
+writes evidence/controls.json (`ControlsRecord`, schema 3: {schema_version, controls: [{control,
+kind, check, expected_score, actual_score, expected_failed_checks, actual_failed_checks,
+gates_failed, match, reason, ...}]}, kind: reference, variant or mutant) and each control's
+evaluator output under evidence/controls/<control>/; exits non-zero on any mismatch.
 
 Every control is a full evaluation (a private copy, check, build, browser, all checks) except the
 install: no mutant touches package.json or the lockfile, so the reference's dependencies are
@@ -47,9 +47,9 @@ from evaluator.controls.patches import (
 )
 from evaluator.evaluate import evaluate
 from records.controls_stamp import inputs_record
-from records.evidence.controls import ControlKind, ControlRow
+from records.evidence.controls import ControlKind, ControlRow, read_controls, write_controls
 from records.evidence.evaluation import MAX_AUTOMATED
-from records.io import read_json, write_json, write_record
+from records.io import write_record
 from records.layout import (
     EVIDENCE_DIR,
     EvaluationPaths,
@@ -198,17 +198,17 @@ def run_controls(
         finally:
             if shared is not None:
                 shutil.rmtree(shared[0], ignore_errors=True)
-    table = [r.model_dump() for r in rows]
+    table = list(rows)
     if only and out_json.exists():
         # A partial run updates its rows in the existing table, keeping the others.
-        fresh = {row["control"]: row for row in table}
-        old = [row for row in read_json(out_json) if row.get("control") not in fresh]
+        fresh = {row.control for row in table}
+        old = [row for row in read_controls(out_json) or [] if row.control not in fresh]
         table = sorted(
-            old + table, key=lambda r: order.index(r["control"]) if r["control"] in order else 99
+            old + table, key=lambda r: order.index(r.control) if r.control in order else 99
         )
     stamp = controls_inputs_json(out_json.parent)
     stamp.unlink(missing_ok=True)  # rewritten below only by a full run where every control matched
-    write_json(out_json, table)
+    write_controls(out_json, table)
     bad = [r.control for r in rows if not r.match]
     if not only and not bad and not missing:
         write_record(stamp, inputs_record(len(rows)))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from records.base import Root
+from records.io import read_record, write_record
 
 ControlKind = Literal["reference", "variant", "mutant"]
 """reference and variant: must score full marks with no gate failed ("must pass"); mutant: must
@@ -21,10 +23,9 @@ def kind_of(control: str) -> ControlKind:
 
 
 class ControlRow(Root):
-    """One control; the file is a bare list of rows (see ROOTS in tests/test_records_schema.py),
-    so each row carries its own `schema_version`: 2 added `kind` (legal variants joined the
-    reference and the mutants); a version-1 row, written before, has none and takes the kind its
-    name says (there were no variants then)."""
+    """One control. Its `schema_version` dates from when the file was a bare list of rows: 2
+    added `kind` (legal variants joined the reference and the mutants); a version-1 row, written
+    before, has none and takes the kind its name says (there were no variants then)."""
 
     schema_version: int = 2
     control: str
@@ -55,6 +56,34 @@ class ControlRow(Root):
     def must_pass(self) -> bool:
         """A positive control (the reference or a legal variant): full marks, no gate."""
         return self.kind != "mutant"
+
+
+class ControlsRecord(Root):
+    """`evidence/controls.json`: every control's row, in run order.
+
+    Schema 3 is this object; schemas 1 and 2 were a bare list of rows and still load (as
+    schema 2: the rows carry their own versions)."""
+
+    schema_version: int = 3
+    controls: list[ControlRow] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_list(cls, data: Any) -> Any:
+        return {"schema_version": 2, "controls": data} if isinstance(data, list) else data
+
+    def by_name(self) -> dict[str, ControlRow]:
+        return {row.control: row for row in self.controls}
+
+
+def read_controls(path: Path) -> list[ControlRow] | None:
+    """The rows of a `controls.json` of any schema (None when there is none yet); a malformed
+    file is a RecordError naming it and the field."""
+    return read_record(path, ControlsRecord).controls if path.exists() else None
+
+
+def write_controls(path: Path, rows: list[ControlRow]) -> None:
+    write_record(path, ControlsRecord(controls=rows))
 
 
 class ControlsInputs(Root):

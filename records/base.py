@@ -1,4 +1,13 @@
-"""The one base of every persisted record: unknown fields are an error, never silently dropped."""
+"""The model bases, one per policy: every pydantic model of the project derives from one of them.
+
+- `Record`: a persisted record; unknown fields are an error, never silently dropped.
+- `Root`: a whole file's `Record`, carrying its `schema_version`.
+- `Frozen`: a strict record that never changes once read (round inputs, simulator scripts,
+  the catalogue report).
+- `Loose`: an API payload read from the gateway; unknown fields are kept (OpenRouter adds fields
+  over time).
+- `Lenient`: an API record read for a few fields; unknown fields are ignored, the result frozen.
+"""
 
 from __future__ import annotations
 
@@ -29,3 +38,21 @@ class Root(Record):
                 f"schema_version {value} is not one this checkout reads (1 to {current})"
             )
         return value
+
+
+class Frozen(Record):
+    """A strict record that never changes once read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Loose(BaseModel):
+    """An API payload: unknown fields are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Lenient(BaseModel):
+    """An API record read for some of its fields: the others are ignored; frozen."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)

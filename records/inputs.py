@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from records import fixed_controls
+from records.base import Frozen
 from records.evidence.agent import AgentInfo
 from records.fixed_controls import ControlDifference
 from records.io import RecordError, read_record
@@ -27,18 +28,14 @@ RoundKind = Literal["demo", "rehearsal", "real"]
 DEFAULT_AGENT = AgentInfo(name="opencode", version="1.17.18")  # round files that name none
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Substitution(Strict):
+class Substitution(Frozen):
     """A disclosed pre-freeze substitution: this entry replaces another candidate."""
 
     replaces: str = Field(description="display name of the candidate that was replaced")
     reason: str
 
 
-class Unlisted(Strict):
+class Unlisted(Frozen):
     """A disclosed gap: the cohort names this route although the catalogue it was checked against
     no longer lists it. The catalogue check then reports the gap as disclosed, not as a mistake in
     the cohort file; the preflight still records the route as not testable (catalogue)."""
@@ -54,7 +51,7 @@ class Unlisted(Strict):
         return value
 
 
-class Candidate(Strict):
+class Candidate(Frozen):
     key: str
     company: str
     display_name: str
@@ -86,7 +83,7 @@ class Candidate(Strict):
         return value
 
 
-class CatalogueRef(Strict):
+class CatalogueRef(Frozen):
     """The catalogue snapshot a cohort's routes and slugs were checked against."""
 
     file: str = Field(description="snapshot file, relative to benchmark/")
@@ -104,7 +101,7 @@ class CatalogueRef(Strict):
         return BENCHMARK_DIR / self.file
 
 
-class AdvancedFrom(Strict):
+class AdvancedFrom(Frozen):
     """Provenance of a cohort written by `python -m harness.advance` from a round's leaderboard."""
 
     round_id: str = Field(description="the source round")
@@ -122,7 +119,7 @@ class AdvancedFrom(Strict):
     advanced_at: str
 
 
-class Cohort(Strict):
+class Cohort(Frozen):
     schema_version: int = Field(
         default=1,
         description="1: no catalogue reference (older files); 2: with `catalogue`; "
@@ -178,7 +175,7 @@ class Cohort(Strict):
         raise KeyError(f"no candidate with key {key!r} in cohort {self.cohort_id!r}")
 
 
-class Gateway(Strict):
+class Gateway(Frozen):
     kind: Literal["simulator", "openrouter"]
     base_url: str = Field(description="OpenRouter-compatible API root, ending in /api/v1")
 
@@ -192,7 +189,7 @@ class Gateway(Strict):
         return value.rstrip("/")
 
 
-class Ceilings(Strict):
+class Ceilings(Frozen):
     """A round's ceilings, as the round file states them (session.json records the same)."""
 
     steps: int = Field(ge=1, le=200)
@@ -219,7 +216,7 @@ class Ceilings(Strict):
         return self.wall_clock_minutes * 60
 
 
-class Simulation(Strict):
+class Simulation(Frozen):
     """A rehearsal: the simulator serves a real catalogue snapshot, one script per candidate."""
 
     catalogue: str = Field(description="catalogue snapshot file, relative to benchmark/")
@@ -233,7 +230,7 @@ class Simulation(Strict):
         return BENCHMARK_DIR / self.catalogue
 
 
-class RoundSettings(Strict):
+class RoundSettings(Frozen):
     round_id: str
     title: str
     kind: RoundKind = Field(

@@ -6,6 +6,7 @@ in the exact shapes the earlier writers produced, and the current ones by the re
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import pkgutil
@@ -25,7 +26,7 @@ from records.evidence.evaluation import CheckResult, PhaseFacts, PhaseRecord
 from records.evidence.round import RoundRecord
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_record, write_json, write_record
-from records.layout import UnitPaths
+from records.layout import REPO_ROOT, UnitPaths
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
 REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
@@ -78,6 +79,18 @@ def test_every_record_module_has_one_base() -> None:
         for value in defined:
             if isinstance(value, type) and hasattr(value, "model_fields"):
                 assert issubclass(value, Record), f"{module.__name__}.{value.__name__}"
+
+
+def test_every_model_base_is_in_records_base() -> None:
+    """One base per policy (records/base.py): no package defines its own pydantic base."""
+    found = []
+    for package in ("records", "sandbox", "harness", "evaluator", "scoring", "publish"):
+        for path in sorted((REPO_ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                bases = [b.id for b in getattr(node, "bases", []) if isinstance(b, ast.Name)]
+                if isinstance(node, ast.ClassDef) and "BaseModel" in bases:
+                    found.append(f"{path.relative_to(REPO_ROOT)}:{node.name}")
+    assert found == ["records/base.py:Record", "records/base.py:Loose", "records/base.py:Lenient"]
 
 
 def test_a_newer_schema_is_refused_naming_file_and_field(tmp_path: Path) -> None:

@@ -29,9 +29,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from harness.catalogue.source import Catalogue, CatalogueRoute, CatalogueSource, display_path
+from records.base import Frozen
 from records.hashing import file_sha256
 from records.inputs import Candidate, CatalogueRef, Cohort
 
@@ -44,11 +45,7 @@ MismatchField = Literal[
 REQUIRED: tuple[Literal["tools", "tool_choice"], ...] = ("tools", "tool_choice")
 
 
-class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Mismatch(Record):
+class Mismatch(Frozen):
     key: str
     route: str
     field: MismatchField
@@ -61,7 +58,7 @@ class Mismatch(Record):
         return f"{self.key} ({self.route}): {self.field}: {self.detail}"
 
 
-class ReasoningCheck(Record):
+class ReasoningCheck(Frozen):
     documented: Literal["effort", "toggle", "none"] = Field(
         description="effort: the route lists reasoning efforts; toggle: reasoning on/off only"
     )
@@ -75,7 +72,7 @@ class ReasoningCheck(Record):
     effect: str = Field(description="what the route then does, as its catalogue record says")
 
 
-class RouteCheck(Record):
+class RouteCheck(Frozen):
     key: str
     company: str
     display_name: str
@@ -119,7 +116,7 @@ class RouteCheck(Record):
         return "; ".join(f"{m.field}: {m.detail}" for m in self.mismatches)
 
 
-class CatalogueReport(Record):
+class CatalogueReport(Frozen):
     schema_version: Literal[1, 2] = Field(
         default=2, description="2: mismatches of kind `disclosed` (a cohort's `unlisted` route)"
     )

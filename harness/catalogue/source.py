@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from records.base import Lenient
 from records.hashing import file_sha256
 from records.io import RecordError, read_json
 from records.layout import BENCHMARK_DIR, REPO_ROOT
@@ -26,11 +27,7 @@ SUPPLEMENTARY_LABEL = (
 )
 
 
-class Typed(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class ReasoningFields(Typed):
+class ReasoningFields(Lenient):
     """The `reasoning` object of a `/models` record (absent or null: the route documents none)."""
 
     mandatory: bool | None = None
@@ -40,7 +37,7 @@ class ReasoningFields(Typed):
     supports_max_tokens: bool | None = None
 
 
-class CatalogueRoute(Typed):
+class CatalogueRoute(Lenient):
     """What the check reads from one catalogue record."""
 
     id: str
@@ -61,7 +58,7 @@ class CatalogueRoute(Typed):
     seen_in: str | None = Field(default=None, description="snapshot: which captures list it")
 
 
-class CatalogueSource(Typed):
+class CatalogueSource(Lenient):
     kind: Literal["snapshot", "live"]
     location: str = Field(description="snapshot file (relative to the repository) or base URL")
     sha256: str | None = Field(default=None, description="snapshot file bytes")

@@ -11,7 +11,7 @@ import time
 from typing import Any, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from harness.gateway.errors import (
     GatewayConnectionError,
@@ -23,14 +23,9 @@ from harness.gateway.errors import (
     exception_class,
 )
 from harness.gateway.sse import SSEReader, StreamObservation
+from records.base import Loose
 
 T = TypeVar("T", bound=BaseModel)
-
-
-class Loose(BaseModel):
-    """API payloads: unknown fields are kept (OpenRouter adds fields over time)."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class Pricing(Loose):

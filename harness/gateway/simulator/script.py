@@ -23,22 +23,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from records.base import Frozen
 from records.io import RecordError, describe_validation_error, read_json
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ReasoningSpec(Strict):
+class ReasoningSpec(Frozen):
     supported_efforts: list[str] = Field(default_factory=lambda: ["low", "medium", "high"])
     default_effort: str | None = "medium"
     mandatory: bool = False
 
 
-class CatalogueEntry(Strict):
+class CatalogueEntry(Frozen):
     id: str
     canonical_slug: str
     name: str
@@ -52,7 +49,7 @@ class CatalogueEntry(Strict):
     provider_name: str = "Demo Cloud"
 
 
-class UsageSpec(Strict):
+class UsageSpec(Frozen):
     """Token counts of a turn; None = estimated from the request/response size (chars / 4)."""
 
     prompt_tokens: int | None = None
@@ -64,12 +61,12 @@ class UsageSpec(Strict):
     )
 
 
-class ToolCallSpec(Strict):
+class ToolCallSpec(Frozen):
     name: str
     arguments: dict[str, Any]
 
 
-class TreeCalls(Strict):
+class TreeCalls(Frozen):
     """One `write` (file content) or `read` call per file under `source` (repo-relative)."""
 
     source: str
@@ -81,7 +78,7 @@ class TreeCalls(Strict):
     )
 
 
-class ErrorSpec(Strict):
+class ErrorSpec(Frozen):
     """A scripted failure.
 
     `http`: an HTTP error before any SSE. `midstream`: HTTP 200, then an in-stream `error` chunk
@@ -108,7 +105,7 @@ class ErrorSpec(Strict):
     )
 
 
-class Turn(Strict):
+class Turn(Frozen):
     text: str | None = None
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
     tree_calls: list[TreeCalls] = Field(default_factory=list)
@@ -119,7 +116,7 @@ class Turn(Strict):
     delay_seconds: float = 0.0
 
 
-class Behaviour(Strict):
+class Behaviour(Frozen):
     turns: list[Turn]
     after_last: Literal["final_text", "repeat_last"] = "final_text"
     final_text: str = "Done."
@@ -159,13 +156,13 @@ def _default_probe_failure() -> Behaviour:
     return Behaviour(turns=[Turn(text="I will skip the tools for this one.")], final_text="Done.")
 
 
-class ProbeSpec(Strict):
+class ProbeSpec(Frozen):
     behaviour: Behaviour = Field(default_factory=_default_probe)
     fail_probes: list[int] = Field(default_factory=list)
     failure: Behaviour = Field(default_factory=_default_probe_failure)
 
 
-class ScriptedModel(Strict):
+class ScriptedModel(Frozen):
     schema_version: Literal[1] = 1
     description: str
     catalogue: CatalogueEntry

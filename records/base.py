@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, field_validator
 
 
@@ -38,6 +40,12 @@ class Root(Record):
                 f"schema_version {value} is not one this checkout reads (1 to {current})"
             )
         return value
+
+
+def once_a_bare_list(data: Any, field: str, version: int) -> Any:
+    """A file that was once a bare list, as the object it became: the list under `field`, marked
+    with the schema `version` it was written with."""
+    return {"schema_version": version, field: data} if isinstance(data, list) else data
 
 
 class Frozen(Record):

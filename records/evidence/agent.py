@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from records.base import Record, Root
+from records.base import Record, Root, once_a_bare_list
 
 SCHEMA_1_NOTE = (
     "Migrated from trace schema 1, which did not record step boundaries, tokens or cost per "
@@ -259,4 +259,4 @@ class CommandsRecord(Root):
     @model_validator(mode="before")
     @classmethod
     def _bare_list(cls, data: Any) -> Any:
-        return {"schema_version": 1, "commands": data} if isinstance(data, list) else data
+        return once_a_bare_list(data, "commands", version=1)

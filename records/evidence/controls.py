@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from records.base import Root
+from records.base import Root, once_a_bare_list
 from records.io import read_record, write_record
 
 ControlKind = Literal["reference", "variant", "mutant"]
@@ -70,10 +70,7 @@ class ControlsRecord(Root):
     @model_validator(mode="before")
     @classmethod
     def _bare_list(cls, data: Any) -> Any:
-        return {"schema_version": 2, "controls": data} if isinstance(data, list) else data
-
-    def by_name(self) -> dict[str, ControlRow]:
-        return {row.control: row for row in self.controls}
+        return once_a_bare_list(data, "controls", version=2)
 
 
 def read_controls(path: Path) -> list[ControlRow] | None:

@@ -20,12 +20,13 @@ from records.evidence.agent import AgentTrace
 from records.evidence.controls import ControlRow, read_controls
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
-from records.evidence.scoring import Leaderboard, ModelLeaderboard
+from records.evidence.scoring import Leaderboard, ModelLeaderboard, UnitStatus
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
 from records.unit_ids import parse_unit
+from scoring import provisional_statuses
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -63,6 +64,8 @@ class RoundEvidence:
     leaderboard: Leaderboard | None
     model_leaderboard: ModelLeaderboard | None = None  # a repeated round's ranking by model
     units: dict[str, UnitEvidence] = field(default_factory=dict)
+    # before scoring has run: each unit's (status, reasons) as scoring will give them
+    provisional: dict[str, tuple[UnitStatus, list[str]]] = field(default_factory=dict)
 
 
 def _tolerant(path: Path, model: type[M]) -> M | None:
@@ -131,4 +134,7 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         if paths.model_leaderboard.exists()
         else None,
         units=units,
+        provisional={}
+        if paths.leaderboard.exists()
+        else provisional_statuses(round_id, evidence_dir),
     )

@@ -329,6 +329,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
     session, result = unit.session, unit.result
     cohort = {c.key: c for c in evidence.cohort.candidates}
     candidate = cohort.get(unit.model_key)
+    status, reasons = evidence.provisional.get(unit.unit, ("invalid", ["not found by scoring"]))
     breakdown: dict[str, float | None] = {}
     if result is not None:
         for check in result.checks:
@@ -341,7 +342,8 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             company=candidate.company if candidate else "",
             route=session.requested_route if session else (candidate.route if candidate else ""),
             code=None,
-            status="superseded" if superseded_by(unit, evidence) else _unscored_status(unit),
+            status=status,
+            status_reasons=reasons,
             total=float(result.capped_score) if result else None,
             raw_total=float(result.automated_score) if result else None,
             breakdown=breakdown,
@@ -373,19 +375,6 @@ def superseded_by(unit: UnitEvidence, evidence: RoundEvidence) -> str | None:
         if other.replacement is not None and other.replacement.replaced_unit == unit.unit
     ]
     return max(found) if found else None
-
-
-def _unscored_status(unit: UnitEvidence) -> str:
-    session, result = unit.session, unit.result
-    if session is not None and session.failure_class == "provider_outage":
-        return "provider_outage"
-    if session is not None and session.failure_class == "harness":
-        return "harness_failure"
-    if session is not None and session.validity != "valid":
-        return "invalid"
-    if result is None or result.evaluator_error or any(not c.executed for c in result.checks):
-        return "evaluation_failed"
-    return "gate_failed" if result.hard_gate_failed else "ranked"
 
 
 def tie_key(row: Row) -> tuple[Any, ...]:

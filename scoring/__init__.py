@@ -5,7 +5,18 @@ Entry points: `build_packets(round_id)` and `score_round(round_id)`; or
 `python -m scoring.packets bundle --reviewer X --round R`.
 """
 
-from records.evidence.scoring import Leaderboard
+from pathlib import Path
+
+from records.evidence.scoring import Leaderboard, UnitStatus
+from scoring.evidence import load_context
+from scoring.leaderboard import provisional_statuses as _provisional
 from scoring.pipeline import build_packets, score_round
 
-__all__ = ["Leaderboard", "build_packets", "score_round"]
+__all__ = ["Leaderboard", "build_packets", "provisional_statuses", "score_round"]
+
+
+def provisional_statuses(
+    round_id: str, evidence_dir: Path | None = None
+) -> dict[str, tuple[UnitStatus, list[str]]]:
+    """Each unit's status and reasons as scoring will give them, before it has run."""
+    return _provisional(load_context(round_id, evidence_dir))

@@ -55,7 +55,7 @@ from records.io import RecordError, read_json
 from records.unit_ids import parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
-from scoring.evidence import RoundContext, UnitEvidence, pending_replacements
+from scoring.evidence import RoundContext, UnitEvidence, load_units, pending_replacements
 from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from scoring.verification import score_verification
@@ -109,6 +109,19 @@ def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
         failed = [g.id for g in unit.result.gates if g.failed]
         return Verdict("gate_failed", [f"hard gate failed: {', '.join(failed) or 'unnamed'}"])
     return Verdict("ranked", [])
+
+
+def provisional_statuses(ctx: RoundContext) -> dict[str, tuple[UnitStatus, list[str]]]:
+    """Each unit's status and reasons as the leaderboard will give them, for a board shown
+    before scoring has run (the site reads these; it never derives a status itself)."""
+    found: dict[str, tuple[UnitStatus, list[str]]] = {}
+    for unit in load_units(ctx.paths):
+        verdict = _status(ctx, unit)
+        if unit.superseded_by:
+            found[unit.unit] = ("superseded", [f"replaced by {unit.superseded_by}"])
+        else:
+            found[unit.unit] = (verdict.status, verdict.reasons)
+    return found
 
 
 def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> LeaderboardRow:

@@ -21,6 +21,8 @@ from site_fixture import copy_evidence, real_evidence
 from publish.linkcheck import check_site
 from publish.media import THUMB_WIDTH
 from publish.render import SITE_SRC, render_site
+from publish.sources import load_round_evidence
+from publish.views import leaderboard_rows
 from records.evidence.controls import read_controls
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record
@@ -305,8 +307,11 @@ def test_absent_optional_files_are_tolerated(evidence: tuple[str, Path], tmp_pat
     round_id, source = evidence
     folder = copy_evidence(source, tmp_path / "evidence")
     paths = round_paths(round_id, folder)
+    board = read_record(paths.leaderboard, Leaderboard)
     paths.leaderboard.unlink()
     controls_json(folder).unlink()
+    unscored = {r.unit: r.status for r in leaderboard_rows(load_round_evidence(round_id, folder))}
+    assert unscored == {r.unit: r.status for r in board.units}  # scoring's statuses, not the site's
     for video in paths.units_dir.glob("*/evaluation/*.webm"):
         video.unlink()
         result = json.loads((video.parent / "result.json").read_text())

@@ -9,6 +9,7 @@ interrupted build never leaves a half site.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import re
@@ -560,9 +561,15 @@ def render_site(
     return build_dir / "site"
 
 
-def main(argv: list[str]) -> int:
-    round_id = argv[0] if argv else os.environ.get("SITEOS_ROUND", "demo")
-    site = render_site(round_id)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m publish.render", description="Build the results site of one round."
+    )
+    parser.add_argument("round", nargs="?", default=os.environ.get("SITEOS_ROUND", "demo"))
+    parser.add_argument("--evidence-dir", type=Path, default=EVIDENCE_DIR)
+    parser.add_argument("--build-dir", type=Path, default=BUILD_DIR)
+    args = parser.parse_args(argv)
+    site = render_site(args.round, args.evidence_dir, args.build_dir)
     print(f"site built: {site / 'index.html'}")
     return 0
 

@@ -18,7 +18,7 @@ import pytest
 
 from records.layout import REPO_ROOT
 
-PACKAGES = ("records", "sandbox", "harness", "evaluator", "scoring", "publish")
+PACKAGES = ("records", "sandbox", "harness", "evaluator", "scoring", "publish", "siteos")
 ALLOWED = {
     "records": {"records"},
     "sandbox": {"sandbox", "records"},
@@ -26,6 +26,7 @@ ALLOWED = {
     "evaluator": {"evaluator", "records", "sandbox"},
     "scoring": {"scoring", "records"},
     "publish": {"publish", "records"},
+    "siteos": {"siteos", *("records", "sandbox", "harness", "evaluator", "scoring", "publish")},
 }
 API_USERS = {"publish"}  # may also use the other packages' __init__ APIs
 

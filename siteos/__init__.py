@@ -1,0 +1,1 @@
+"""The project's one command line, `siteos <command> [arguments]` (see `siteos.cli`)."""

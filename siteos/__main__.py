@@ -1,0 +1,3 @@
+from siteos.cli import main
+
+raise SystemExit(main())

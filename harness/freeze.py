@@ -66,8 +66,7 @@ def current_inputs(round_id: str) -> FrozenInputs:
 
 
 def scored_units(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
-    units = round_paths(round_id, evidence_dir).units_dir
-    return sorted(p.parent.name for p in units.glob("*/session.json"))
+    return round_paths(round_id, evidence_dir).units_with("session")
 
 
 def changed_fields(old: FrozenInputs, new: FrozenInputs) -> list[str]:

@@ -99,7 +99,7 @@ def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecor
                 f"{qualified}. The order is never redrawn: start a new round."
             )
         return frozen
-    scored = sorted(p.parent.name for p in paths.units_dir.glob("*/session.json"))
+    scored = paths.units_with("session")
     if scored:
         raise OrderError(f"units already ran without a frozen order ({scored[:3]}): new round")
     reps = settings.repetitions

@@ -168,10 +168,8 @@ def scheduled(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[Schedule
     if not paths.order.exists():
         return []
     units = list(read_order(round_id, evidence_dir).order)
-    folders = sorted(paths.units_dir.iterdir()) if paths.units_dir.is_dir() else []
-    for folder in folders:
-        if paths.unit(folder.name).replacement.exists():
-            units.append(replacement_record(paths.unit(folder.name)).replacement_unit)
+    for folder in paths.units_with("replacement"):
+        units.append(replacement_record(paths.unit(folder)).replacement_unit)
     return [Scheduled.of(unit) for unit in units]
 
 

@@ -99,14 +99,9 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         raise RecordError(f"{paths.root}: no evidence for round {round_id!r}")
     settings = load_round(round_id)
     preflight = {
-        file.parent.name: read_record(file, PreflightRecord)
-        for file in sorted(paths.preflight_dir.glob("*/preflight.json"))
+        key: read_record(paths.preflight(key), PreflightRecord) for key in paths.preflight_keys()
     }
-    units = {
-        folder.name: load_unit(paths.unit(folder.name))
-        for folder in sorted(paths.units_dir.iterdir() if paths.units_dir.is_dir() else [])
-        if folder.is_dir()
-    }
+    units = {name: load_unit(paths.unit(name)) for name in paths.unit_folders()}
     calibration = None
     if paths.calibration.exists():
         calibration = read_record(paths.calibration, Calibration)

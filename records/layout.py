@@ -298,6 +298,21 @@ class RoundPaths:
     def unit(self, unit: str) -> UnitPaths:
         return UnitPaths(self.units_dir / unit)
 
+    def unit_folders(self) -> list[str]:
+        """Every unit folder of the round, by name (which units exist: asked here only)."""
+        folders = self.units_dir.iterdir() if self.units_dir.is_dir() else []
+        return sorted(p.name for p in folders if p.is_dir())
+
+    def units_with(self, attribute: str) -> list[str]:
+        """The unit folders holding the file `UnitPaths.<attribute>` (e.g. "session",
+        "replacement"), by name."""
+        return [u for u in self.unit_folders() if getattr(self.unit(u), attribute).exists()]
+
+    def preflight_keys(self) -> list[str]:
+        """The routes whose preflight.json exists, by key."""
+        found = self.preflight_dir.glob("*/preflight.json")
+        return sorted(p.parent.name for p in found)
+
     @property
     def private_dir(self) -> Path:
         """The operator's only: never copied into packets, bundles or the site."""

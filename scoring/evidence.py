@@ -45,24 +45,20 @@ def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContex
 def unit_ids(paths: RoundPaths) -> list[str]:
     """Units with a readable session record, sorted by name (never run order)."""
     return sorted(
-        p.parent.name for p in paths.units_dir.glob("*/session.json") if readable(p, SessionRecord)
+        u for u in paths.units_with("session") if readable(paths.unit(u).session, SessionRecord)
     )
 
 
 def pending_replacements(paths: RoundPaths) -> list[str]:
     """Replacement units created (replacement.json) but not run yet (no session.json)."""
-    return sorted(
-        p.parent.name
-        for p in paths.units_dir.glob("*/replacement.json")
-        if not (p.parent / "session.json").exists()
-    )
+    return [u for u in paths.units_with("replacement") if not paths.unit(u).session.exists()]
 
 
 def all_unit_ids(paths: RoundPaths) -> list[str]:
     """Every unit of the round, sorted by name: each unit folder (a pending replacement's
     excepted) and each unit of the frozen order, whatever its evidence, so none can vanish."""
     pending = set(pending_replacements(paths))
-    found = {p.name for p in paths.units_dir.glob("*") if p.is_dir() and p.name not in pending}
+    found = {name for name in paths.unit_folders() if name not in pending}
     if paths.order.exists():
         found.update(read_record(paths.order, OrderRecord).order)
     return sorted(found)
@@ -75,12 +71,12 @@ def superseding(paths: RoundPaths) -> dict[str, str]:
     naming); the highest k stands when there were several.
     """
     found: dict[str, tuple[int, str]] = {}
-    for record in paths.units_dir.glob("*/replacement.json"):
-        unit = parse_unit(record.parent.name)
+    for name in paths.units_with("replacement"):
+        unit = parse_unit(name)
         if unit is None or not unit.is_replacement:
             continue
         if unit.replacement > found.get(unit.original, (0, ""))[0]:
-            found[unit.original] = (unit.replacement, record.parent.name)
+            found[unit.original] = (unit.replacement, name)
     return {unit: name for unit, (_, name) in found.items()}
 
 

@@ -23,11 +23,11 @@ from records.layout import EVIDENCE_DIR, SessionPaths, round_paths
 def _sessions(round_id: str, evidence_dir: Path) -> Iterator[tuple[SessionPaths, AgentInfo]]:
     """Every recorded session of the round with the agent its record names."""
     rpaths = round_paths(round_id, evidence_dir)
-    for session_json in sorted(rpaths.units_dir.glob("*/session.json")):
-        unit = rpaths.unit(session_json.parent.name)
+    for name in rpaths.units_with("session"):
+        unit = rpaths.unit(name)
         yield unit, read_record(unit.session, SessionRecord).agent
-    for preflight_json in sorted(rpaths.preflight_dir.glob("*/preflight.json")):
-        record = read_record(preflight_json, PreflightRecord)
+    for key in rpaths.preflight_keys():
+        record = read_record(rpaths.preflight(key), PreflightRecord)
         for probe in record.probes:
             yield rpaths.probe(record.model_key, probe.probe), record.agent
 

@@ -9,7 +9,6 @@ derived from evidence and rebuild when their inputs change.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from records.layout import (
     round_paths,
     scoring_source_files,
 )
+from siteos import stages
 
 ROUND = os.environ.get("SITEOS_ROUND", "demo")
 SETTINGS = load_round(ROUND)
@@ -77,23 +77,15 @@ SCORING_FILES = [str(path) for path in scoring_source_files()]
 STARTER_FILES = files_below(STARTER_DIR)
 
 
-def stage(target: str, *args: Any, **kwargs: Any) -> bool:
-    """Call `module:function` (imported only when the task runs, so `doit` loads fast).
-
-    Stage functions return a record (success), a bool (False is failure) or an exit code (0 is
-    success).
-    """
-    module, name = target.split(":")
-    result = getattr(importlib.import_module(module), name)(*args, **kwargs)
-    if isinstance(result, bool):
-        return result
-    return result == 0 if isinstance(result, int) else True
+def stage(call: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
+    """Run one typed stage of `siteos.stages` (it imports its module only now)."""
+    return stages.succeeded(call(*args, **kwargs))
 
 
 def task_freeze() -> dict[str, Any]:
     """Hash prompt, starter, cohort and settings into round.json (refused once units are scored)."""
     return {
-        "actions": [(stage, ["harness.freeze:freeze", ROUND])],
+        "actions": [(stage, [stages.freeze, ROUND])],
         "file_dep": [
             str(PROMPT_FILE),
             str(SETTINGS.cohort_path),
@@ -124,7 +116,7 @@ def task_calibrate() -> dict[str, Any]:
     """Evaluate the starter: exactly 26/60 with the hard gate failed, before any spending; again
     whenever the evaluator changes."""
     return {
-        "actions": [(stage, ["evaluator.calibration:calibrate", ROUND])],
+        "actions": [(stage, [stages.calibrate, ROUND])],
         "file_dep": [*STARTER_FILES, *EVALUATOR_FILES],
         "uptodate": [calibration_current],
         "targets": [str(PATHS.calibration)],
@@ -143,7 +135,7 @@ def task_controls() -> dict[str, Any]:
     """Evaluate the reference and every legal variant (each 60/60, no gate) and one mutant per
     check (each loses exactly its check)."""
     return {
-        "actions": [(stage, ["evaluator.controls.run:run_controls"])],
+        "actions": [(stage, [stages.controls])],
         "uptodate": [controls_current],
         "targets": [str(controls_json())],
     }
@@ -154,7 +146,7 @@ def task_catalogue() -> dict[str, Any]:
     simulation = SETTINGS.simulation
     snapshot = [str(simulation.catalogue_path)] if simulation is not None else []
     return {
-        "actions": [(stage, ["harness.catalogue.stage:catalogue_stage", ROUND])],
+        "actions": [(stage, [stages.catalogue, ROUND])],
         "file_dep": [str(SETTINGS.cohort_path), str(round_settings_path(ROUND)), *snapshot],
         "targets": [str(PATHS.catalogue)],
         "verbosity": 2,
@@ -191,7 +183,7 @@ def task_spend() -> dict[str, Any]:
         "api_key_set": bool(os.environ.get("OPENROUTER_API_KEY")),
     }
     return {
-        "actions": [announce, (stage, ["harness.spend:spend_stage", ROUND])],
+        "actions": [announce, (stage, [stages.spend, ROUND])],
         "file_dep": [str(PATHS.catalogue)],  # the prices it announces (the catalogue stage's)
         "task_dep": ["calibrate"],
         "uptodate": [config_changed(plan)],  # said again whenever the plan or the key changes
@@ -204,7 +196,7 @@ def task_preflight() -> Iterator[dict[str, Any]]:
     for candidate in COHORT.candidates:
         yield {
             "name": candidate.key,
-            "actions": [(stage, ["harness.preflight:run_preflight", ROUND, candidate.key])],
+            "actions": [(stage, [stages.preflight, ROUND, candidate.key])],
             "task_dep": ["freeze", "spend"],
             "targets": [str(PATHS.preflight(candidate.key))],
             "uptodate": RUN_ONCE,
@@ -214,7 +206,7 @@ def task_preflight() -> Iterator[dict[str, Any]]:
 def task_order() -> dict[str, Any]:
     """Draw the run order of the qualified routes from the round seed (once, before any unit)."""
     return {
-        "actions": [(stage, ["harness.order:freeze_order", ROUND])],
+        "actions": [(stage, [stages.order, ROUND])],
         "file_dep": [str(PATHS.preflight(c.key)) for c in COHORT.candidates],
         "targets": [str(PATHS.order)],
         "uptodate": RUN_ONCE,
@@ -243,7 +235,7 @@ def task_unit() -> Iterator[dict[str, Any]]:
         UNIT_TASKS.add("unit:parallel")
         yield {
             "name": "parallel",
-            "actions": [(stage, ["harness.parallel:run_round", ROUND])],
+            "actions": [(stage, [stages.sessions_in_parallel, ROUND])],
             "task_dep": ["order"],
             "targets": [str(PATHS.unit(unit).session) for unit, *_ in units],
             "uptodate": RUN_ONCE,
@@ -254,9 +246,7 @@ def task_unit() -> Iterator[dict[str, Any]]:
         UNIT_TASKS.add(f"unit:{unit}")
         yield {
             "name": unit,
-            "actions": [
-                (stage, ["harness.unit:run_unit", ROUND, key, rep], {"replacement": replacement})
-            ],
+            "actions": [(stage, [stages.unit, ROUND, key, rep, replacement])],
             "task_dep": ["order", *([f"unit:{previous}"] if previous else [])],
             "targets": [str(PATHS.unit(unit).session)],
             "uptodate": RUN_ONCE,
@@ -327,7 +317,7 @@ def evaluate_stage(unit: str) -> dict[str, Any] | bool:
         return {"inputs": None}
     inputs = evaluation_digest(unit)
     try:
-        evaluated = stage("evaluator.unit_evaluation:evaluate_unit", ROUND, unit)
+        evaluated = stage(stages.evaluate_unit, ROUND, unit)
     except ArchiveMismatch as exc:
         print(f"EVIDENCE ALTERED, {unit} not evaluated: {exc}", file=sys.stderr)
         return {"inputs": inputs, "altered": True}
@@ -370,10 +360,10 @@ def task_packets() -> dict[str, Any]:
     (scoring/demo_reviews.py; never for a real round)."""
     from scoring.demo_reviews import demo_sheets
 
-    actions: list[Any] = [(stage, ["scoring:build_packets", ROUND])]
+    actions: list[Any] = [(stage, [stages.packets, ROUND])]
     demo = [str(p) for p in demo_sheets(ROUND)] if SETTINGS.kind == "demo" else []
     if demo:
-        actions.append((stage, ["scoring.demo_reviews:write_demo_reviews", ROUND]))
+        actions.append((stage, [stages.demo_reviews, ROUND]))
     return {
         "actions": actions,
         "file_dep": [
@@ -396,7 +386,7 @@ def review_sheets() -> list[str]:
 def task_score() -> dict[str, Any]:
     """The 100-point score: automated, reviews, verification, efficiency, cap 49, advancement."""
     return {
-        "actions": [(stage, ["scoring:score_round", ROUND])],
+        "actions": [(stage, [stages.score, ROUND])],
         "file_dep": [
             *unit_evidence_files(
                 "session", "events", "trace", "gateway", "progress", "result", "archive"
@@ -438,7 +428,7 @@ def task_site() -> dict[str, Any]:
     ]
     controls = controls_json()
     return {
-        "actions": [(stage, ["publish.render:render_site", ROUND, EVIDENCE_DIR, BUILD_DIR])],
+        "actions": [(stage, [stages.site, ROUND, EVIDENCE_DIR, BUILD_DIR])],
         "file_dep": sources,
         # the controls' rows by content, not as a file_dep: that would make doit run the
         # controls task (its producer) before every site, and the controls run apart

@@ -54,6 +54,7 @@ ROOTS = {
     "commands.json": "records.evidence.agent:CommandsRecord",
     "controls.inputs.json": "records.evidence.controls:ControlsInputs",
     "trace.json": "records.evidence.agent:AgentTrace",
+    "catalogue.json": "records.evidence.catalogue:CatalogueReport",
     "controls.json": "records.evidence.controls:ControlsRecord",
 }
 

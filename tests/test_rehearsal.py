@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dodo import PIPELINE
-from harness.catalogue.check import CatalogueReport
+from records.evidence.catalogue import CatalogueReport
 from records.evidence.round import PreflightRecord
 from records.evidence.session import SessionRecord
 from records.inputs import load_cohort, load_round

@@ -6,14 +6,7 @@
 fetches `/api/v1/models`.
 """
 
-from harness.catalogue.check import (
-    CatalogueReport,
-    Mismatch,
-    RouteCheck,
-    check_candidate,
-    check_cohort,
-    render_table,
-)
+from harness.catalogue.check import check_candidate, check_cohort, render_table
 from harness.catalogue.source import (
     DEFAULT_SNAPSHOT,
     Catalogue,
@@ -21,6 +14,7 @@ from harness.catalogue.source import (
     catalogue_from_models,
     load_snapshot,
 )
+from records.evidence.catalogue import CatalogueReport, Mismatch, RouteCheck
 
 __all__ = [
     "DEFAULT_SNAPSHOT",

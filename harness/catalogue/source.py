@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, ValidationError
 
 from records.base import Lenient
+from records.evidence.catalogue import CatalogueSource
 from records.hashing import file_sha256
 from records.io import RecordError, read_json
 from records.layout import BENCHMARK_DIR, REPO_ROOT
@@ -56,15 +57,6 @@ class CatalogueRoute(Lenient):
     )
     last_seen: str | None = Field(default=None, description="snapshot: newest capture with it")
     seen_in: str | None = Field(default=None, description="snapshot: which captures list it")
-
-
-class CatalogueSource(Lenient):
-    kind: Literal["snapshot", "live"]
-    location: str = Field(description="snapshot file (relative to the repository) or base URL")
-    sha256: str | None = Field(default=None, description="snapshot file bytes")
-    captured_at: str | None = None
-    routes: int
-    listed: int
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.catalogue.check import (
-    OPENCODE_MAX_TOKENS,
-    CatalogueReport,
-    check_cohort,
-    render_table,
-)
+from harness.catalogue.check import OPENCODE_MAX_TOKENS, check_cohort, render_table
 from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
+from records.evidence.catalogue import CatalogueReport
 from records.inputs import load_cohort, load_round
 from records.io import move_to_history, read_record, write_record
 from records.layout import EVIDENCE_DIR, round_paths

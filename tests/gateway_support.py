@@ -12,7 +12,7 @@ from typing import Any
 
 import openai
 
-from harness.gateway.simulator.script import ScriptedModel
+from records.simulator_scripts import ScriptedModel
 
 PARAMS = ["max_tokens", "temperature", "tools", "tool_choice", "reasoning"]
 

@@ -19,13 +19,13 @@ import harness.preflight
 import harness.session.upstream
 import harness.unit
 from harness.gateway.simulator import Simulator
-from harness.gateway.simulator.script import load_script
 from harness.spend import check_spend
 from records import layout
 from records.evidence.evaluation import Calibration
 from records.inputs import Candidate, Cohort, load_cohort, load_round
 from records.io import write_record
 from records.rubric import CALIBRATION_SCORE
+from records.simulator_scripts import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 ESCAPE_SCRIPT = REPO / "benchmark" / "demo" / "models" / "escape-artist.json"

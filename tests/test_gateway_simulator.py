@@ -215,8 +215,8 @@ def test_command_line_server_starts() -> None:
 
 
 def test_tree_globs_cover_top_level_files() -> None:
-    from harness.gateway.simulator.script import TreeCalls
     from harness.gateway.simulator.turns import tree_files
+    from records.simulator_scripts import TreeCalls
 
     every = tree_files(TreeCalls(source="app-starter/src"), REPO_ROOT)
     assert "main.tsx" in every and any("/" in f for f in every)

@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from harness.gateway.simulator import Simulator
-from harness.gateway.simulator.script import load_script
 from harness.session.upstream import repetition_variations
 from records.inputs import RoundSettings, load_round
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
+from records.simulator_scripts import load_script
 
 ROUND_FILE = BENCHMARK_DIR / "rounds" / "demo-round-1.json"
 MODELS = BENCHMARK_DIR / "demo" / "models"

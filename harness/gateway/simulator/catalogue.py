@@ -14,15 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from harness.catalogue.source import Catalogue, load_snapshot
-from harness.gateway.simulator.script import (
+from records.inputs import RoundSettings, load_cohort
+from records.io import RecordError
+from records.layout import BENCHMARK_DIR
+from records.simulator_scripts import (
     CatalogueEntry,
     ReasoningSpec,
     ScriptedModel,
     load_script,
 )
-from records.inputs import RoundSettings, load_cohort
-from records.io import RecordError
-from records.layout import BENCHMARK_DIR
 
 PROVIDER = "Rehearsal simulator"
 

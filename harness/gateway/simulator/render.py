@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.gateway.simulator.script import ErrorSpec
 from harness.gateway.simulator.turns import Reply
+from records.simulator_scripts import ErrorSpec
 
 ARG_FRAGMENT = 4000  # characters of tool-call arguments per SSE chunk
 TEXT_FRAGMENT = 400

@@ -16,17 +16,17 @@ from harness.catalogue.source import Catalogue
 from harness.gateway.simulator import render
 from harness.gateway.simulator.account import ScriptedKey, TransientFailures
 from harness.gateway.simulator.catalogue import rehearsal_models, served_records
-from harness.gateway.simulator.script import (
+from harness.gateway.simulator.turns import Reply, ScriptError, materialise
+from records.inputs import RoundSettings, load_cohort
+from records.io import RecordError
+from records.layout import BENCHMARK_DIR, REPO_ROOT
+from records.simulator_scripts import (
     ErrorSpec,
     ScriptedModel,
     load_script,
     load_scripts,
     vary,
 )
-from harness.gateway.simulator.turns import Reply, ScriptError, materialise
-from records.inputs import RoundSettings, load_cohort
-from records.io import RecordError
-from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 API = "/api/v1"
 PARAMETERS = {

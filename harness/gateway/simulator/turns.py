@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.gateway.simulator.script import Behaviour, ErrorSpec, ScriptedModel, TreeCalls, Turn
+from records.simulator_scripts import Behaviour, ErrorSpec, ScriptedModel, TreeCalls, Turn
 
 WORKDIR_RE = re.compile(r"Working directory: (\S[^\n]*)")
 PROBE_RE = re.compile(r"PREFLIGHT PROBE (\d+)")

@@ -1,4 +1,4 @@
-"""An OpenRouter-compatible simulator serving scripted models (format: records/simulator_scripts.py).
+"""An OpenRouter-compatible simulator of scripted models (format: records/simulator_scripts.py).
 
 In process: `with Simulator.from_dir(path) as sim: sim.base_url`; as a program:
 `python -m harness.gateway.simulator --port P --models-dir DIR`

@@ -121,6 +121,7 @@ def audit(
                             "width": width,
                             "scheme": scheme,
                             "overflow_px": overflow,
+                            "height_px": ctx.page.evaluate("document.documentElement.scrollHeight"),
                             "serious": [
                                 {
                                     "id": v["id"],

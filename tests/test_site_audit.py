@@ -58,6 +58,13 @@ def test_no_horizontal_overflow(visits: list[dict[str, Any]]) -> None:
     assert wide == []
 
 
+def test_the_longest_transcript_stays_short(visits: list[dict[str, Any]]) -> None:
+    """The biggest transcript page, every file write folded: under 8,000 px at 1440 px."""
+    heights = [v["height_px"] for v in pages(visits) if v["page"] == "transcript"
+               and v["width"] == 1440]  # fmt: skip
+    assert heights and max(heights) < 8000, heights
+
+
 def test_no_serious_or_critical_axe_violation(visits: list[dict[str, Any]]) -> None:
     found = [(v["page"], v["width"], v["scheme"], x["id"], x["targets"][:2])
              for v in pages(visits) for x in v["serious"]]  # fmt: skip

@@ -9,7 +9,6 @@ the harness wrote, whose parts cite their native line (`events.jsonl:12`).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -19,13 +18,11 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from records.evidence.agent import ToolPart
+from records.evidence.agent import ToolPart, was_cut
 
 FOLD_AT = 1200  # characters (or 15 lines) of text shown before the rest is folded away
-WRITE_KEYS = ("content",)
 EDIT_KEYS = ("oldString", "newString")
 PATH_KEYS = ("filePath", "path")
-CUT_MARK = re.compile(r"\n\[\.\.\. \d+ characters cut \.\.\.\]\n")  # harness.agents.base.truncate
 
 
 def folds(text: str) -> bool:
@@ -63,7 +60,7 @@ class ToolView:
     @property
     def cut(self) -> bool:
         """The trajectory kept the start and end of the text, not its middle."""
-        return CUT_MARK.search(self.content) is not None
+        return was_cut(self.content)
 
 
 def tool_view(part: ToolPart) -> ToolView:

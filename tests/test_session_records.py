@@ -238,3 +238,13 @@ def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
         "crashed", "invalid", "harness")  # fmt: skip
     assert "marker-repair.json" in record.evidence_files and not paths.running_marker.exists()
     assert record.steps == 0 and record.started_at == repair.started_at_estimate
+
+
+def test_a_cut_text_says_so_and_the_site_can_tell() -> None:
+    """The adapter's cut and the site's test for it are one format (records.evidence.agent)."""
+    from harness.agents.base import truncate
+    from records.evidence.agent import was_cut
+
+    kept, cut = truncate("x" * 5000)
+    assert cut and was_cut(kept) and "1000 characters cut" in kept
+    assert truncate("short") == ("short", False) and not was_cut("short")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.session.sandbox import SandboxSpec
-from records.evidence.agent import AgentIdentity, AgentInfo, AgentTrace, CommandRun
+from records.evidence.agent import AgentIdentity, AgentInfo, AgentTrace, CommandRun, cut_middle
 
 OUTPUT_LIMIT = 4000
 
@@ -49,7 +49,5 @@ class Agent(Protocol):
 
 
 def truncate(text: str, limit: int = OUTPUT_LIMIT) -> tuple[str, bool]:
-    if len(text) <= limit:
-        return text, False
-    half = limit // 2
-    return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}", True
+    """`text` with its middle cut to `limit` characters (the trajectory's cut marker)."""
+    return cut_middle(text, limit)

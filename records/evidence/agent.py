@@ -15,6 +15,7 @@ list of shell commands units wrote before schema 2, is no longer written; old fi
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -40,6 +41,23 @@ class AgentIdentity(Record):
         default_factory=list, description="regexes of the agent's own files in a worktree diff"
     )
     ids: list[str] = Field(default_factory=list, description="regexes of its native ids")
+
+
+CUT_MARK = re.compile(r"\n\[\.\.\. \d+ characters cut \.\.\.\]\n")
+
+
+def cut_middle(text: str, limit: int) -> tuple[str, bool]:
+    """`text` kept whole up to `limit` characters, else its start and end with a marker saying
+    how much of the middle was cut; and whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}", True
+
+
+def was_cut(text: str) -> bool:
+    """Whether a text of the trajectory lost its middle (`cut_middle`'s marker is in it)."""
+    return CUT_MARK.search(text) is not None
 
 
 def native_line(source: str | None) -> int | None:

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doit import create_after
 from doit.tools import config_changed
@@ -32,6 +32,9 @@ from records.layout import (
     scoring_source_files,
 )
 from siteos import stages
+
+if TYPE_CHECKING:
+    from harness.parallel import Scheduled
 
 ROUND = os.environ.get("SITEOS_ROUND", "demo")
 SETTINGS = load_round(ROUND)
@@ -213,12 +216,12 @@ def task_order() -> dict[str, Any]:
     }
 
 
-def scheduled_units() -> list[tuple[str, str, int, int]]:
-    """(unit, model key, repetition, replacement) in frozen order, then documented replacements
-    (`harness.parallel.scheduled`, the one list the runner also uses)."""
+def scheduled_units() -> list[Scheduled]:
+    """The units in frozen order, then documented replacements (`harness.parallel.scheduled`,
+    the one list the runner also uses)."""
     from harness.parallel import scheduled
 
-    return [(s.unit, s.model_key, s.repetition, s.replacement) for s in scheduled(ROUND)]
+    return scheduled(ROUND)
 
 
 UNIT_TASKS: set[str] = set()
@@ -237,21 +240,23 @@ def task_unit() -> Iterator[dict[str, Any]]:
             "name": "parallel",
             "actions": [(stage, [stages.sessions_in_parallel, ROUND])],
             "task_dep": ["order"],
-            "targets": [str(PATHS.unit(unit).session) for unit, *_ in units],
+            "targets": [str(PATHS.unit(item.unit).session) for item in units],
             "uptodate": RUN_ONCE,
         }
         return
     previous: str | None = None
-    for unit, key, rep, replacement in scheduled_units():
-        UNIT_TASKS.add(f"unit:{unit}")
+    for item in scheduled_units():
+        UNIT_TASKS.add(f"unit:{item.unit}")
         yield {
-            "name": unit,
-            "actions": [(stage, [stages.unit, ROUND, key, rep, replacement])],
+            "name": item.unit,
+            "actions": [
+                (stage, [stages.unit, ROUND, item.model_key, item.repetition, item.replacement])
+            ],
             "task_dep": ["order", *([f"unit:{previous}"] if previous else [])],
-            "targets": [str(PATHS.unit(unit).session)],
+            "targets": [str(PATHS.unit(item.unit).session)],
             "uptodate": RUN_ONCE,
         }
-        previous = unit
+        previous = item.unit
 
 
 def unit_task(unit: str) -> str:
@@ -331,7 +336,7 @@ def task_evaluate() -> Iterator[dict[str, Any]]:
     """Evaluate each unit's final worktree as soon as its session ends (while the next session
     runs): sandboxed build, 15 browser checks, gates, evidence. Re-run when the unit's session
     record or archive, or the evaluator, changes."""
-    for unit, *_ in scheduled_units():
+    for unit in (item.unit for item in scheduled_units()):
         yield {
             "name": unit,
             "actions": [(evaluate_stage, [unit])],
@@ -346,7 +351,7 @@ def unit_evidence_files(*attributes: str) -> list[str]:
     stage instead of being skipped."""
     return [
         str(path)
-        for unit, *_ in scheduled_units()
+        for unit in (item.unit for item in scheduled_units())
         for attribute in attributes
         if (path := getattr(PATHS.unit(unit), attribute)).exists() or attribute == "session"
     ]

@@ -19,6 +19,7 @@ import pytest
 from scoring_support import make_round, make_unit, result, session
 
 import dodo
+from harness.parallel import Scheduled
 from harness.session.evidence import save_worktree_evidence
 from records.evidence.session import SessionRecord
 from records.hashing import file_sha256
@@ -126,5 +127,5 @@ def test_doit_evaluate_names_the_altered_archive_and_carries_on(
     assert f"{paths.archive}: SHA-256" in err
     assert not paths.result.exists()
     assert dodo.evaluation_current("strong-builder-r1")(None, values) is False  # checked again
-    monkeypatch.setattr(dodo, "scheduled_units", lambda: [("strong-builder-r1", "x", 1, 0)])
+    monkeypatch.setattr(dodo, "scheduled_units", lambda: [Scheduled.of("strong-builder-r1")])
     assert str(paths.archive) in dodo.task_score()["file_dep"]  # the board follows the archive

@@ -14,6 +14,7 @@ import pytest
 from scoring_support import result
 
 import dodo
+from harness.parallel import Scheduled
 from records.io import write_record
 from records.layout import REPO_ROOT, UnitPaths, round_paths
 from siteos import stages as siteos_stages
@@ -108,7 +109,7 @@ def test_each_evaluation_waits_for_its_own_session_only(
     settings = dodo.SETTINGS.model_copy(update={"max_parallel_sessions": parallel})
     monkeypatch.setattr(dodo, "SETTINGS", settings)
     monkeypatch.setattr(dodo, "UNIT_TASKS", set())
-    units = [("idle-r1", "idle", 1, 0), ("signer-r1", "signer", 1, 0)]
+    units = [Scheduled.of("idle-r1"), Scheduled.of("signer-r1")]
     monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
     # `doit score` alone: doit has not created the session tasks, so each evaluation waits for
     # the whole stage (which creates them and runs what is missing), never for an unknown task.
@@ -117,7 +118,7 @@ def test_each_evaluation_waits_for_its_own_session_only(
     sessions = [t["name"] for t in dodo.task_unit()]
     tasks = list(dodo.task_evaluate())
     assert [t["name"] for t in tasks] == ["idle-r1", "signer-r1"]
-    assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u)] for u, *_ in units]
+    assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u.unit)] for u in units]
     assert {f"unit:{name}" for name in sessions} >= {d for t in tasks for d in t["task_dep"]}
 
 

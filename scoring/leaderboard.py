@@ -116,10 +116,10 @@ def provisional_statuses(ctx: RoundContext) -> dict[str, tuple[UnitStatus, list[
     before scoring has run (the site reads these; it never derives a status itself)."""
     found: dict[str, tuple[UnitStatus, list[str]]] = {}
     for unit in load_units(ctx.paths):
-        verdict = _status(ctx, unit)
         if unit.superseded_by:
             found[unit.unit] = ("superseded", [f"replaced by {unit.superseded_by}"])
         else:
+            verdict = _status(ctx, unit)
             found[unit.unit] = (verdict.status, verdict.reasons)
     return found
 

@@ -191,6 +191,11 @@ def test_a_schema_1_trace_loads_as_one_step_with_every_fact_kept(tmp_path: Path)
     assert [(m.text, m.source) for m in old.messages] == [(m.text, m.source) for m in new.messages]
     assert [p.source for p in old.parts()] == [p.source for p in new.parts()]
     assert old.finished_normally and new.finished_normally
+    data = json.loads((DATA / "trace-schema-1.json").read_text())  # a read of the file written
+    read = {"tool": "read", "status": "completed", "input": {"filePath": "/worktree/hello.txt"},
+            "call_id": "c0", "timestamp": 1, "source": "events.jsonl:1"}  # fmt: skip
+    data["tool_calls"].insert(0, read)
+    assert AgentTrace.model_validate(data).edits == ["/worktree/hello.txt"]  # edited once
     again = tmp_path / "trace.json"  # the migrated record writes and reads back unchanged
     write_record(again, old)
     assert read_record(again, AgentTrace) == old

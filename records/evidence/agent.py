@@ -166,6 +166,8 @@ class Step(Record):
     parts: list[Part] = Field(default_factory=list)
 
 
+SCHEMA_1_EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")  # its only writer:
+# the OpenCode adapter, whose edit tools these were
 SCHEMA_1_KEYS = ("messages", "tool_calls", "commands", "edits", "errors", "finish_reasons")
 
 
@@ -178,7 +180,7 @@ def _is_schema_1(data: dict[str, Any]) -> bool:
 def _schema_1(data: dict[str, Any]) -> dict[str, Any]:
     """A schema-1 trace as schema 2: its parts in one step, in native-line order."""
     commands = {c.get("call_id"): c for c in data.get("commands", []) if isinstance(c, dict)}
-    edits = [str(e) for e in data.get("edits", [])]
+    edits = [str(e) for e in data.get("edits", [])]  # in call order: each call's files in turn
     parts: list[dict[str, Any]] = [dict(m) for m in data.get("messages", [])]
     for call in data.get("tool_calls", []):
         inputs = call.get("input") or {}
@@ -186,12 +188,15 @@ def _schema_1(data: dict[str, Any]) -> dict[str, Any]:
         named = {str(inputs.get(k)) for k in ("filePath", "path") if inputs.get(k)}
         patch = str(inputs.get("patchText", ""))
         named.add(str(call.get("tool")))  # a call that named no file stood for itself
-        touched = [e for e in edits if e in named or (patch and e in patch)]
+        touched: list[str] = []
+        if call.get("tool") in SCHEMA_1_EDIT_TOOLS and call.get("status") == "completed":
+            while edits and (edits[0] in named or (patch and edits[0] in patch)):
+                touched.append(edits.pop(0))
         parts.append({
             "kind": "tool", "tool": call.get("tool", ""), "status": call.get("status", ""),
             "call_id": call.get("call_id", ""), "input": inputs, "timestamp": call.get("timestamp"),
             "source": call.get("source", ""), "shell": run is not None,
-            "files": touched if call.get("status") == "completed" else [],
+            "files": touched,
             **({k: run.get(k) for k in ("output", "output_truncated", "exit_code")} if run else {}),
         })  # fmt: skip
     for error in data.get("errors", []):

@@ -224,47 +224,49 @@ def scheduled_units() -> list[Scheduled]:
     return scheduled(ROUND)
 
 
-UNIT_TASKS: set[str] = set()
-"""The session tasks `task_unit` has yielded in this doit run (doit calls a delayed creator only
-when something asks for its stage: `doit score` alone reaches the evaluations, not the units)."""
+@create_after(executed="order", creates=["unit", "evaluate"])
+def task_sessions() -> Iterator[dict[str, Any]]:
+    """Sessions (`unit`) and evaluations (`evaluate`): each unit's one agent session, then its
+    evaluation as soon as that session ends (while the next one runs).
 
-
-@create_after(executed="order")
-def task_unit() -> Iterator[dict[str, Any]]:
-    """Run each scored unit once, in frozen order: one fresh agent session via the proxy
-    (with `max_parallel_sessions` > 1: up to that many at once, started in frozen order)."""
+    Sessions run in frozen order (with `max_parallel_sessions` > 1, one task starts up to that
+    many at once). One creator makes both stages: made apart, doit could create the evaluations
+    before the sessions they wait for, and each would then wait for every session."""
+    units = scheduled_units()
+    sessions = [f"unit:{item.unit}" for item in units]
     if SETTINGS.max_parallel_sessions > 1:
-        units = scheduled_units()
-        UNIT_TASKS.add("unit:parallel")
+        sessions = ["unit:parallel"] * len(units)
         yield {
+            "basename": "unit",
             "name": "parallel",
+            "doc": "Run the units' sessions, up to max_parallel_sessions at once",
             "actions": [(stage, [stages.sessions_in_parallel, ROUND])],
             "task_dep": ["order"],
             "targets": [str(PATHS.unit(item.unit).session) for item in units],
             "uptodate": RUN_ONCE,
         }
-        return
-    previous: str | None = None
-    for item in scheduled_units():
-        UNIT_TASKS.add(f"unit:{item.unit}")
+    else:
+        for previous, item in zip([None, *sessions], units, strict=False):
+            yield {
+                "basename": "unit",
+                "name": item.unit,
+                "doc": "Run this unit's one session",
+                "actions": [
+                    (stage, [stages.unit, ROUND, item.model_key, item.repetition, item.replacement])
+                ],
+                "task_dep": ["order", *([previous] if previous else [])],
+                "targets": [str(PATHS.unit(item.unit).session)],
+                "uptodate": RUN_ONCE,
+            }
+    for session, item in zip(sessions, units, strict=True):
         yield {
+            "basename": "evaluate",
             "name": item.unit,
-            "actions": [
-                (stage, [stages.unit, ROUND, item.model_key, item.repetition, item.replacement])
-            ],
-            "task_dep": ["order", *([f"unit:{previous}"] if previous else [])],
-            "targets": [str(PATHS.unit(item.unit).session)],
-            "uptodate": RUN_ONCE,
+            "doc": "Evaluate this unit's final worktree: sandboxed build, browser checks, gates",
+            "actions": [(evaluate_stage, [item.unit])],
+            "task_dep": [session],
+            "uptodate": [evaluation_current(item.unit)],
         }
-        previous = item.unit
-
-
-def unit_task(unit: str) -> str:
-    """The doit task an evaluation of `unit` waits for: the one that runs its session (one task
-    for all of them in parallel mode) when this run created the session tasks, otherwise the
-    whole `unit` stage (which makes doit create them and run every session that is missing)."""
-    own = "unit:parallel" if SETTINGS.max_parallel_sessions > 1 else f"unit:{unit}"
-    return own if own in UNIT_TASKS else "unit"
 
 
 def evaluation_digest(unit: str) -> str:
@@ -279,15 +281,37 @@ def evaluation_digest(unit: str) -> str:
     return digest.hexdigest()
 
 
+def nothing_to_evaluate(unit: str) -> str | None:
+    """Why the unit's session leaves nothing to evaluate, or None: it left no final worktree, or
+    its session record already rules it out of scoring (invalid, a provider outage or a harness
+    failure: the seed's "invalidate rather than score"), so no evaluation could change its
+    status. A missing or unreadable session record is not a reason: scoring reports it."""
+    from records.evidence.session import SessionRecord
+    from records.io import RecordError, read_record
+
+    paths = PATHS.unit(unit)
+    if not paths.session.exists():
+        return None
+    if not paths.archive.exists():
+        return "no final worktree (its session record says why)"
+    try:
+        session = read_record(paths.session, SessionRecord)
+    except RecordError:
+        return None
+    if session.scored:
+        return None
+    return f"{session.validity} ({session.failure_class}): never scored, so not evaluated"
+
+
 def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
-    """Up to date when the unit ran and left no worktree (nothing to evaluate), or while its own
+    """Up to date when the unit's session leaves nothing to evaluate, or while its own
     result.json parses, is the file that evaluation wrote (its SHA-256, saved with doit's state)
     and is from the current inputs (the digest the evaluation saved): a corrupt, deleted or
     swapped result.json is evaluated again."""
 
     def current(task: Any, values: dict[str, Any]) -> bool:
         paths = PATHS.unit(unit)
-        if paths.session.exists() and not paths.archive.exists():
+        if nothing_to_evaluate(unit) is not None:
             return True
         if not (paths.session.exists() and paths.result.exists()):
             return False
@@ -307,8 +331,8 @@ def result_parses(path: Path) -> bool:
 
 
 def evaluate_stage(unit: str) -> dict[str, Any] | bool:
-    """Evaluate `unit` when it left a worktree; the inputs' digest and the SHA-256 of the
-    result.json it wrote are saved with doit's state.
+    """Evaluate `unit` unless its session leaves nothing to evaluate; the inputs' digest and the
+    SHA-256 of the result.json it wrote are saved with doit's state.
 
     A worktree.tar.gz that is not the archive session.json recorded is not evaluated: the stage
     says so on stderr, naming the file, and the pipeline carries on to scoring, where the unit is
@@ -317,8 +341,8 @@ def evaluate_stage(unit: str) -> dict[str, Any] | bool:
     from evaluator.unit_evaluation import ArchiveMismatch
 
     paths = PATHS.unit(unit)
-    if not paths.archive.exists():
-        print(f"{unit}: no final worktree (its session record says why): nothing to evaluate")
+    if (why := nothing_to_evaluate(unit)) is not None or not paths.archive.exists():
+        print(f"{unit}: {why or 'no final worktree'}: nothing to evaluate")
         return {"inputs": None}
     inputs = evaluation_digest(unit)
     try:
@@ -329,20 +353,6 @@ def evaluate_stage(unit: str) -> dict[str, Any] | bool:
     if not evaluated:
         return False
     return {"inputs": inputs, "result": file_sha256(paths.result)}
-
-
-@create_after(executed="order")
-def task_evaluate() -> Iterator[dict[str, Any]]:
-    """Evaluate each unit's final worktree as soon as its session ends (while the next session
-    runs): sandboxed build, 15 browser checks, gates, evidence. Re-run when the unit's session
-    record or archive, or the evaluator, changes."""
-    for unit in (item.unit for item in scheduled_units()):
-        yield {
-            "name": unit,
-            "actions": [(evaluate_stage, [unit])],
-            "task_dep": [unit_task(unit)],
-            "uptodate": [evaluation_current(unit)],
-        }
 
 
 def unit_evidence_files(*attributes: str) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scoring_support import result
+from scoring_support import result, session
 
 import dodo
 from harness.parallel import Scheduled
@@ -53,6 +53,35 @@ def test_a_unit_without_a_worktree_has_nothing_to_evaluate(
     monkeypatch.setattr(dodo, "stage", lambda *a, **k: pytest.fail("nothing to evaluate"))
     assert dodo.evaluation_current("idle-r1")(None, {}) is True
     assert dodo.evaluate_stage("idle-r1") == {"inputs": None}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "evaluated"),
+    [({}, True),
+     ({"validity": "invalid", "invalid_reasons": ["identity contradicts the freeze"]}, False),
+     ({"validity": "invalid", "failure_class": "provider_outage"}, False),
+     ({"validity": "invalid", "failure_class": "harness"}, False)],
+)  # fmt: skip
+def test_a_unit_the_rules_never_score_is_not_evaluated(
+    unit_paths: UnitPaths, monkeypatch: pytest.MonkeyPatch, overrides: dict[str, Any],
+    evaluated: bool,
+) -> None:  # fmt: skip
+    """An invalid session, a provider outage or a harness failure is never scored, whatever its
+    tree: its evaluation would cost a browser phase and change nothing."""
+    write_record(unit_paths.session, session("idle", **overrides))
+    unit_paths.archive.write_bytes(b"tree")
+    ran: list[str] = []
+
+    def fake_stage(call: Callable[..., object], *args: str) -> bool:
+        ran.append(call.__name__)
+        write_record(unit_paths.result, result())
+        return True
+
+    monkeypatch.setattr(dodo, "stage", fake_stage)
+    assert dodo.evaluation_current("idle-r1")(None, {}) is not evaluated
+    values = dodo.evaluate_stage("idle-r1")
+    assert ran == (["evaluate_unit"] if evaluated else [])
+    assert (values == {"inputs": None}) is not evaluated
 
 
 def test_an_evaluation_is_current_only_for_the_inputs_it_saved(
@@ -106,20 +135,21 @@ def test_a_damaged_or_swapped_result_is_evaluated_again(
 def test_each_evaluation_waits_for_its_own_session_only(
     monkeypatch: pytest.MonkeyPatch, parallel: int, dep: str
 ) -> None:
+    """One delayed creator makes the sessions and the evaluations, so no evaluation can be created
+    before the session it waits for (doit creates delayed tasks in no fixed order)."""
     settings = dodo.SETTINGS.model_copy(update={"max_parallel_sessions": parallel})
     monkeypatch.setattr(dodo, "SETTINGS", settings)
-    monkeypatch.setattr(dodo, "UNIT_TASKS", set())
     units = [Scheduled.of("idle-r1"), Scheduled.of("signer-r1")]
     monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
-    # `doit score` alone: doit has not created the session tasks, so each evaluation waits for
-    # the whole stage (which creates them and runs what is missing), never for an unknown task.
-    alone = list(dodo.task_evaluate())
-    assert [t["task_dep"] for t in alone] == [["unit"], ["unit"]]
-    sessions = [t["name"] for t in dodo.task_unit()]
-    tasks = list(dodo.task_evaluate())
-    assert [t["name"] for t in tasks] == ["idle-r1", "signer-r1"]
-    assert [t["task_dep"] for t in tasks] == [[dep.format(unit=u.unit)] for u in units]
-    assert {f"unit:{name}" for name in sessions} >= {d for t in tasks for d in t["task_dep"]}
+    assert dodo.task_sessions.doit_create_after.creates == ["unit", "evaluate"]  # type: ignore[attr-defined]
+    tasks = list(dodo.task_sessions())
+    sessions = [f"unit:{t['name']}" for t in tasks if t["basename"] == "unit"]
+    evaluations = [t for t in tasks if t["basename"] == "evaluate"]
+    assert [t["name"] for t in evaluations] == ["idle-r1", "signer-r1"]
+    assert [t["task_dep"] for t in evaluations] == [[dep.format(unit=u.unit)] for u in units]
+    assert set(sessions) >= {d for t in evaluations for d in t["task_dep"]}
+    if parallel == 1:  # the sessions themselves run one after another, in frozen order
+        assert [t["task_dep"] for t in tasks[:2]] == [["order"], ["order", "unit:idle-r1"]]
 
 
 def test_the_site_reads_the_controls_without_running_them(

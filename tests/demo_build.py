@@ -36,8 +36,9 @@ import pytest
 from records.layout import REPO_ROOT
 
 BUILD_CONTROLS = ("reference", "variant-drop-cap", "mutant-venue-detail")
-"""The controls the quick build runs: the reference, the legal variant a judge once failed (a drop
-cap) and the mutant that a layout-bound text reading would miss."""
+"""The controls the quick build runs: the reference (also determinism's first judgement,
+`test_evaluator_determinism.py`), the legal variant a judge once failed (a drop cap) and the
+mutant that a layout-bound text reading would miss."""
 FOLDER_ENV = "SITEOS_TEST_DEMO_BUILD"
 """The shared build's folder (set by `start_in_background`; inherited by the xdist workers)."""
 BUILD_TIMEOUT_S = 80 * 60

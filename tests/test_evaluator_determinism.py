@@ -1,12 +1,13 @@
-"""Determinism: the same submission judged three times gives identical checks and scores.
+"""Determinism: the same submission judged twice, apart, gives identical checks, gates and score.
 
 The reference is the submission: every check runs its whole journey on it, so every wait and
 sweep is exercised (the starter fails most checks early; its score is pinned by every
 calibration, which must be exactly the rubric's calibration score each time).
 
-The build is done once and the browser phase run three times: the checks only ever see the built
-`dist/` (served byte for byte) and the frozen data file, so re-running the browser phase on one
-build is the same measurement as three full evaluations, minus two identical npm runs.
+The first judgement is the golden round's reference control: a whole evaluation by the controls
+command, with its own install and build, its video and screenshots. The second is made here: its
+whole evaluation without evidence (no video, trace or screenshots). So the two share no process,
+no build and no evidence setting, and must still say the same.
 """
 
 from __future__ import annotations
@@ -14,48 +15,37 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from demo_build import DemoBuild
 
-from evaluator.build import Workspace, copy_app, run_step
 from evaluator.controls import materialize
-from evaluator.evaluate import run_browser_phase
-from records.evidence.evaluation import PhaseRecord
+from evaluator.evaluate import evaluate
+from records.evidence.evaluation import CheckResult, EvaluationResult, GateResult
+from records.io import read_record
+from records.layout import controls_dir
 from records.rubric import MAX_AUTOMATED
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _build(app: Path, root: Path) -> Path:
-    workspace = Workspace(root)
-    root.mkdir()
-    copy_app(app, workspace)
-    for step in ("install", "build"):
-        assert run_step(workspace, step).ok
-    return workspace.dist
-
-
-def _fingerprint(phase: PhaseRecord) -> list[tuple[str, bool, bool, int, list[str]]]:
+def _fingerprint(checks: list[CheckResult]) -> list[tuple[str, bool, bool, int, list[str]]]:
     return [
-        (
-            c.id,
-            c.executed,
-            c.passed,
-            c.points,
-            [d.expected + " | " + d.seen for d in c.diagnostics],
-        )
-        for c in phase.checks
+        (c.id, c.executed, c.passed, c.points, [d.expected + " | " + d.seen for d in c.diagnostics])
+        for c in checks
     ]
 
 
-def test_three_runs_are_identical(tmp_path: Path) -> None:
-    app = tmp_path / "app"
-    materialize.materialize_reference(app)
-    dist = _build(app, tmp_path / "ws")
-    runs = []
-    for i in range(3):
-        phase, _ = run_browser_phase(
-            dist, tmp_path / f"out{i}", video=False, trace=False, screenshots=False
-        )
-        assert phase.complete, phase.error
-        runs.append((_fingerprint(phase), phase.probes))
-    assert runs[0] == runs[1] == runs[2]
-    assert sum(c[3] for c in runs[0][0]) == MAX_AUTOMATED
+def _gates(gates: list[GateResult]) -> list[tuple[str, bool, str, str]]:
+    return [(g.id, g.failed, g.status, g.reason) for g in gates]
+
+
+def test_two_judgements_apart_are_identical(tmp_path: Path, demo_round: DemoBuild) -> None:
+    first = read_record(controls_dir(demo_round.pristine) / "reference" / "result.json",
+                        EvaluationResult)  # fmt: skip
+    assert first.video and first.screenshots  # judged with its evidence
+    app = materialize.materialize_reference(tmp_path / "app")
+    second = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    assert not second.video and not second.screenshots
+    assert _fingerprint(second.checks) == _fingerprint(first.checks)
+    assert _gates(second.gates) == _gates(first.gates)
+    assert second.automated_score == first.automated_score == MAX_AUTOMATED
+    assert not (second.evaluator_errors or first.evaluator_errors)

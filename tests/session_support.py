@@ -66,10 +66,11 @@ EXTRA: dict[str, dict[str, Any]] = {
     },
     "slow-lite": {
         "schema_version": 1,
-        "description": "A slow worker: one shell command every two seconds, forever.",
+        "description": "A slow worker: one shell command every four seconds, forever (its 40 "
+                       "steps need 160 s, past a 120 s wall clock however fast the machine).",
         "catalogue": {"id": "demo-sloth/lite-1", "canonical_slug": "demo-sloth/lite-1",
                       "name": "Sloth lite", **CATALOGUE},
-        "session": {"turns": [{"tool_calls": [BASH], "delay_seconds": 2.0}],
+        "session": {"turns": [{"tool_calls": [BASH], "delay_seconds": 4.0}],
                     "after_last": "repeat_last"},
     },
 }  # fmt: skip

@@ -224,16 +224,17 @@ def scheduled_units() -> list[Scheduled]:
     return scheduled(ROUND)
 
 
-@create_after(executed="order", creates=["unit", "evaluate"])
 def task_sessions() -> Iterator[dict[str, Any]]:
-    """Sessions (`unit`) and evaluations (`evaluate`): each unit's one agent session, then its
-    evaluation as soon as that session ends (while the next one runs).
+    """Each unit's one agent session (`unit`), then its evaluation (`evaluate`) once it ends.
 
     Sessions run in frozen order (with `max_parallel_sessions` > 1, one task starts up to that
-    many at once). One creator makes both stages: made apart, doit could create the evaluations
-    before the sessions they wait for, and each would then wait for every session."""
+    many at once); each evaluation waits for its own session only, so it runs beside the next.
+    One creator makes both stages: made apart and created after the order is drawn, doit could
+    create the evaluations first (it creates delayed tasks in no fixed order), and each would
+    then wait for every session. Before the order exists the units are unknown, so doit creates
+    them once it is drawn; after, they are ordinary tasks (`doit list` shows each)."""
     units = scheduled_units()
-    sessions = [f"unit:{item.unit}" for item in units]
+    sessions = [f"unit:{item.unit}" for item in units]  # what each evaluation waits for
     if SETTINGS.max_parallel_sessions > 1:
         sessions = ["unit:parallel"] * len(units)
         yield {
@@ -279,6 +280,10 @@ def evaluation_digest(unit: str) -> str:
     for name, path in named:
         digest.update(f"{name}\0{file_sha256(path)}\0".encode())
     return digest.hexdigest()
+
+
+if not PATHS.order.exists():  # the units are known once the order is drawn: doit makes them then
+    task_sessions = create_after(executed="order", creates=["unit", "evaluate"])(task_sessions)
 
 
 def nothing_to_evaluate(unit: str) -> str | None:

@@ -15,6 +15,7 @@ from scoring_support import result, session
 
 import dodo
 from harness.parallel import Scheduled
+from records.evidence.round import OrderRecord
 from records.io import write_record
 from records.layout import REPO_ROOT, UnitPaths, round_paths
 from siteos import stages as siteos_stages
@@ -141,7 +142,6 @@ def test_each_evaluation_waits_for_its_own_session_only(
     monkeypatch.setattr(dodo, "SETTINGS", settings)
     units = [Scheduled.of("idle-r1"), Scheduled.of("signer-r1")]
     monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
-    assert dodo.task_sessions.doit_create_after.creates == ["unit", "evaluate"]  # type: ignore[attr-defined]
     tasks = list(dodo.task_sessions())
     sessions = [f"unit:{t['name']}" for t in tasks if t["basename"] == "unit"]
     evaluations = [t for t in tasks if t["basename"] == "evaluate"]
@@ -150,6 +150,31 @@ def test_each_evaluation_waits_for_its_own_session_only(
     assert set(sessions) >= {d for t in evaluations for d in t["task_dep"]}
     if parallel == 1:  # the sessions themselves run one after another, in frozen order
         assert [t["task_dep"] for t in tasks[:2]] == [["order"], ["order", "unit:idle-r1"]]
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+def test_units_are_tasks_once_the_order_is_drawn(tmp_path: Path, drawn: bool) -> None:
+    """Before the order exists, `unit` and `evaluate` are made by one delayed creator (doit lists
+    the stages only); once it exists, each unit's session and evaluation is a task of its own."""
+    order = round_paths("demo", tmp_path).order
+    if drawn:
+        record = OrderRecord(
+            round_id="demo", seed=1, drawn_at="2026-12-05T00:00:00+00:00",
+            qualified=["strong-builder"], not_testable=[], order=["strong-builder-r1"],
+        )  # fmt: skip
+        write_record(order, record)
+    env = dict(os.environ, SITEOS_EVIDENCE_DIR=str(tmp_path), SITEOS_ROUND="demo")
+    code = (
+        "import dodo; print(getattr(dodo.task_sessions, 'doit_create_after', None) is None);"
+        "print(sorted({t['basename'] for t in dodo.task_sessions()}))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    plain, stages = proc.stdout.splitlines()
+    assert plain == str(drawn)
+    assert stages == str(["evaluate", "unit"] if drawn else [])
 
 
 def test_the_site_reads_the_controls_without_running_them(

@@ -168,7 +168,16 @@ def test_evaluator_change_reruns_evaluation_not_sessions(demo: tuple[dict[str, s
     preflights = {k: v for k, v in found.items() if k.startswith("preflight:")}
     assert sessions and set(sessions.values()) == {"U"}
     assert preflights and set(preflights.values()) == {"U"}
-    assert evaluations and set(evaluations.values()) == {"R"}
+    # every scored unit is evaluated again; the invalid one never was, and still is not
+    assert evaluations == {
+        f"evaluate:{unit}": "U" if unit == "identity-swap-r1" else "R"
+        for unit in (
+            "ellipsis-builder-r1",
+            "identity-swap-r1",
+            "strong-builder-r1",
+            "wide-footer-r1",
+        )
+    }
 
 
 def test_review_sheet_change_rescores_only(demo: tuple[dict[str, str], Path]) -> None:

@@ -3,10 +3,11 @@ command and shared (the full showcase round is built the same way by `tests/test
 
 `scripts/demo-round` (quick start (a) without setup: doit's default tasks — freeze, calibration,
 catalogue, spend, preflight, order, units, evaluation, packets, scoring, site) runs into
-`<folder>/evidence`, beside a run of three of the evaluator controls by their own command
-(`BUILD_CONTROLS`: the reference, a legal variant and a mutant; all of them run in the full tier)
-so the calibration page has real rows; then `scripts/demo-round` again (the site now shows those
-rows) and the finished evidence is copied to `<folder>/pristine`, which no test changes.
+`<folder>/evidence` up to scoring, beside a run of three of the evaluator controls by their own
+command (`BUILD_CONTROLS`: the reference, a legal variant and a mutant; all of them run in the
+full tier); then `scripts/demo-round` again builds the site once, with the controls' rows on its
+calibration page, and the finished evidence is copied to `<folder>/pristine`, which no test
+changes.
 
 - `test_pipeline.py` owns `<folder>/evidence` (doit's state there names its absolute paths, so
   the staleness tests run in place);
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from dodo import PIPELINE
 from records.layout import REPO_ROOT
 
 BUILD_CONTROLS = ("reference", "variant-drop-cap", "mutant-venue-detail")
@@ -70,16 +72,18 @@ class DemoBuild:
 
 
 def _script(build: DemoBuild) -> list[str]:
-    """The build as one shell command: the round (the quick one beside three controls, then again
-    for the site), the pristine copy, then the exit code."""
+    """The build as one shell command: the round (the quick one up to scoring beside three
+    controls, then the rest: the site, which shows the controls' rows), the pristine copy, then
+    the exit code."""
     log, rc = build.folder / LOG, build.folder / RC
     demo = f'bash "{REPO_ROOT}/scripts/demo-round" >> "{log}" 2>&1'
     if build.round_id == "demo":
         controls = ",".join(BUILD_CONTROLS)
+        scored = " ".join(PIPELINE[: PIPELINE.index("score") + 1])
         demo = (
             f'mkdir -p "{build.evidence}" && {{ "{sys.executable}" -m evaluator controls'
             f' --only {controls} > "{build.folder}/controls.log" 2>&1 & }}'
-            f" && {demo} && {{ wait $! ||"
+            f' && bash "{REPO_ROOT}/scripts/demo-round" {scored} >> "{log}" 2>&1 && {{ wait $! ||'
             f' echo "controls: exit $? (see test_evaluator_controls.py)" >> "{log}"; }}'
             f" && {demo}"
         )

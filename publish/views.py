@@ -91,7 +91,7 @@ class Row:
     explanations: list[str]
     automated: float | None = None
     review_points: float | None = None
-    review_state: str = "pending"  # pending | partial | complete
+    review_state: str = "pending"  # pending | partial | complete | not_scored
     review_note: str = ""
     projected: bool = False
     status_reasons: list[str] = field(default_factory=list)
@@ -233,8 +233,15 @@ def badges(row: Row) -> list[Badge]:
     return out
 
 
+NEVER_SCORED = ("invalid", "provider_outage", "harness_failure", "superseded")
+"""Statuses no review can change: such a unit gets no blind packet (an evaluation failure may
+still be evaluated again, so its review stays pending)."""
+
+
 def _finish(row: Row) -> Row:
     row.group = GROUPS.get(row.status, "scored")
+    if row.status in NEVER_SCORED:
+        row.review_state, row.review_note = "not_scored", "not reviewed: never scored"
     row.badges = badges(row)
     return row
 

@@ -59,6 +59,11 @@ def test_the_site_labels_superseded_and_replacement_units_and_keeps_broken_ones(
     assert "Superseded by" in page and 'href="strong-builder-r1-x1.html"' in page
     assert "replaces strong-builder-r1" in (docs / "units" / "strong-builder-r1-x1.md").read_text()
     assert "evidence missing" in (docs / "units" / "signer-r1.md").read_text()
+    for unit in ("signer-r1", "strong-builder-r1"):  # never scored, so never awaiting a review
+        text = (docs / "units" / f"{unit}.md").read_text()
+        assert "not reviewed: never scored" in text and "awaiting blind review" not in text
+        assert "sb-pending" not in text
+    assert "never scored" not in (docs / "units" / "strong-builder-r1-x1.md").read_text()
 
     matrix = (docs / "checks.md").read_text()
     assert "superseded by strong-builder-r1-x1, not scored" in matrix

@@ -39,7 +39,6 @@ HEAVY_FIRST = (
     "test_showcase.py",  # the full tier only: builds the showcase round in the foreground
     "test_rehearsal.py",
     "test_session_units.py",
-    "test_pipeline_crash.py",
     "test_evaluator_independent.py",
     "test_parallel_sessions.py",
     "test_evaluator_hostile.py",
@@ -49,6 +48,7 @@ READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build e
     "test_site_browser.py",
     "test_pipeline.py",
     "test_evaluator_determinism.py",
+    "test_pipeline_crash.py",
     "test_evaluator_controls.py",
     "test_evaluator_calibration.py",
     "test_site_render.py",

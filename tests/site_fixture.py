@@ -82,15 +82,15 @@ def real_evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 
 
 def copy_given(source: Path, evidence: Path) -> str:
-    """Copy a finished demo (or demo-smoke) round and the controls from `source` (the site
-    build's own doit state and the reviewer sheets stay behind)."""
-    round_id = next(
-        (r for r in ("demo", "demo-smoke") if (source / r / "leaderboard.json").is_file()), None
-    )
-    if round_id is None or not (source / "controls.json").is_file():
+    """Copy a finished demo round and the controls from `source` (the site build's own doit
+    state and the reviewer sheets stay behind)."""
+    round_id = "demo"
+    if (
+        not (source / round_id / "leaderboard.json").is_file()
+        or not (source / "controls.json").is_file()
+    ):
         raise AssertionError(
-            f"SITEOS_SITE_EVIDENCE={source}: needs demo/ or demo-smoke/ with a leaderboard.json, "
-            "and controls.json"
+            f"SITEOS_SITE_EVIDENCE={source}: needs demo/ with a leaderboard.json, and controls.json"
         )
     shutil.copytree(source / round_id, evidence / round_id, ignore=_ignored)
     shutil.copyfile(source / "controls.json", evidence / "controls.json")

@@ -177,5 +177,5 @@ def test_every_round_file_loads_and_the_real_ones_keep_the_fixed_controls() -> N
         settings = load_round(path.stem, require_cohort=False)
         kinds[path.stem] = settings.kind
         assert settings.control_differences == [], path
-    assert {"demo", "demo-smoke", "demo-round-1", "round-0", "round-0-rehearsal"} <= set(kinds)
+    assert {"demo", "demo-round-1", "round-0", "round-0-rehearsal"} <= set(kinds)
     assert kinds["round-0"] == kinds["round-1"] == "real"

@@ -28,6 +28,7 @@ from records.evidence.scoring import (
     ModelLeaderboard,
     ModelRow,
     ModelRules,
+    PairedDifference,
     RepetitionResult,
     Tie,
 )
@@ -39,6 +40,7 @@ from records.rubric import TIE_RULE as UNIT_TIE_RULE
 from records.unit_ids import parse_unit, unit_id
 from scoring.advancement import Entry, rank
 from scoring.evidence import pending_replacements
+from scoring.uncertainty import mean_interval, paired_difference, tiers
 
 SCORED = ("ranked", "gate_failed")
 TIE_RULE = (
@@ -193,6 +195,8 @@ def aggregate(
     models.sort(
         key=lambda m: (order.index(m.status), m.rank or 0, -(m.mean_total or 0), m.model_key)
     )
+    ranked = [m for m in models if m.status == "ranked"]
+    paired = uncertainty(models, ranked)
     ties: dict[float, list[str]] = {}
     for entry in entries:
         ties.setdefault(round(entry.total, 6), []).append(entry.key)
@@ -212,7 +216,43 @@ def aggregate(
             if len(k) > 1
         ],  # fmt: skip
         models=models,
+        paired_differences=paired,
     )
+
+
+def uncertainty(models: list[ModelRow], ranked: list[ModelRow]) -> list[PairedDifference]:
+    """Set each model's t-interval (and each ranked model's tier) on its row; return the paired
+    differences of adjacent ranked models (`scoring/uncertainty.py`)."""
+    for m in models:
+        if m.totals:
+            interval = mean_interval(m.totals)
+            m.interval_low, m.interval_high = _round(interval.low), _round(interval.high)
+    for key, tier in tiers({m.model_key: mean_interval(m.totals) for m in ranked}).items():
+        next(m for m in ranked if m.model_key == key).tier = tier
+    totals = {
+        m.model_key: {x.repetition: x.total for x in m.repetitions if x.total is not None}
+        for m in ranked
+    }
+    found: list[PairedDifference] = []
+    for upper, lower in zip(ranked, ranked[1:], strict=False):
+        pair = paired_difference(upper.model_key, lower.model_key, totals)
+        if pair is not None:
+            found.append(
+                PairedDifference(
+                    upper=pair.upper,
+                    lower=pair.lower,
+                    repetitions=pair.repetitions,
+                    mean_difference=round(pair.difference.mean, 6),
+                    interval_low=_round(pair.difference.low),
+                    interval_high=_round(pair.difference.high),
+                    separated=pair.separated,
+                )
+            )
+    return found
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def aggregate_round(paths: RoundPaths, repetitions: int) -> ModelLeaderboard:

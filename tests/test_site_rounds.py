@@ -118,6 +118,10 @@ def test_repeated_round_shows_the_model_leaderboards_values(
         assert row["Min–max"] == f"{low}–{high}"
         assert row["Spread"] == fmt_points(model["spread"])
         assert row["Rank"] == (str(model["rank"]) if model["rank"] is not None else "—")
+        assert row["Tier"] == (str(model["tier"]) if model["tier"] is not None else "—")
+        low, high = model["interval_low"], model["interval_high"]
+        shown = "—" if low is None else f"{fmt_points(low)}–{fmt_points(high)}"
+        assert row["95% interval"] == shown, model["model_key"]
         for rep in model["repetitions"]:
             shown = fmt_points(rep["total"]) if rep["total"] is not None else rep["status"]
             assert f"r{rep['repetition']} {shown}" in row["Repetitions"], model["model_key"]
@@ -131,6 +135,7 @@ def test_repeated_round_shows_the_model_leaderboards_values(
     seen = " ".join(visible(section).parts)
     for rule in data["rules"].values():
         assert " ".join(rule.split()) in seen
+    assert "a model ranks above another only when its 95% interval lies wholly above" in seen
     assert "SITEOS_ROUND" in section and "units/" not in section  # no unit pages of that round
 
 

@@ -311,6 +311,14 @@ class ModelRow(Record):
     repetitions: list[RepetitionResult]
     totals: list[float] = Field(description="the counted repetitions' totals, by repetition")
     mean_total: float | None = None
+    interval_low: float | None = Field(
+        default=None, description="the mean total's t-interval (n - 1 df); None below n = 2"
+    )
+    interval_high: float | None = None
+    tier: int | None = Field(
+        default=None,
+        description="1 + how many ranked models' intervals lie wholly above this one's",
+    )
     median_total: float | None = None
     min_total: float | None = None
     max_total: float | None = None
@@ -329,6 +337,18 @@ class ModelRow(Record):
     advancement: Advancement
 
 
+class PairedDifference(Record):
+    """Two models adjacent in the ranking, compared repetition by repetition."""
+
+    upper: str = Field(description="model key of the higher-ranked model")
+    lower: str
+    repetitions: list[int] = Field(description="the repetitions both have a total for")
+    mean_difference: float = Field(description="mean of upper's minus lower's totals")
+    interval_low: float | None = None
+    interval_high: float | None = None
+    separated: bool = Field(description="the interval lies wholly above zero")
+
+
 class ModelRules(Record):
     ranking: str
     incomplete: str
@@ -342,9 +362,12 @@ class ModelLeaderboard(Root):
     """`evidence/<round>/model-leaderboard.json`: a repeated round ranked by model, not unit.
 
     Built from the round's leaderboard.json (cited with its SHA-256) alone; its standing is that
-    board's standing, and no model advances while it is provisional.
+    board's standing, and no model advances while it is provisional. Schema 2 adds each model's
+    t-interval and tier and the paired differences of adjacent ranked models
+    (`scoring/uncertainty.py`); schema 1 files load without them.
     """
 
+    schema_version: int = 2
     round_id: str
     repetitions: int
     source: str = "leaderboard.json"
@@ -352,6 +375,12 @@ class ModelLeaderboard(Root):
     standing: Standing
     standing_reason: str = ""
     rules: ModelRules
+    interval_level: float = Field(
+        default=0.95, description="the two-sided level of every t-interval in this file"
+    )
+    paired_differences: list[PairedDifference] = Field(
+        default_factory=list, description="each ranked model against the one ranked below it"
+    )
     fifth_mean: float | None = None
     advancing: list[str] = Field(description="model keys; empty while provisional")
     advancing_projected: list[str] = Field(default_factory=list)

@@ -185,6 +185,7 @@ def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None
     rows = board_rows(html)
     assert 'class="sb-sticky"' in html  # the model column stays put while scrolling
     assert "⇅" not in html  # one sort icon per header, drawn by the site's CSS
+    assert 'id="one-run"' in html and "cannot separate close models" in html  # one run a model
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
     assert scored and set(rows) == {r.unit for r in scored}
     for row in board.units:

@@ -223,12 +223,14 @@ def aggregate(
 def uncertainty(models: list[ModelRow], ranked: list[ModelRow]) -> list[PairedDifference]:
     """Set each model's t-interval (and each ranked model's tier) on its row; return the paired
     differences of adjacent ranked models (`scoring/uncertainty.py`)."""
+    intervals = {m.model_key: mean_interval(m.totals) for m in models if m.totals}
     for m in models:
-        if m.totals:
-            interval = mean_interval(m.totals)
+        if m.model_key in intervals:
+            interval = intervals[m.model_key]
             m.interval_low, m.interval_high = _round(interval.low), _round(interval.high)
-    for key, tier in tiers({m.model_key: mean_interval(m.totals) for m in ranked}).items():
-        next(m for m in ranked if m.model_key == key).tier = tier
+    found_tiers = tiers({m.model_key: intervals[m.model_key] for m in ranked})
+    for m in ranked:
+        m.tier = found_tiers[m.model_key]
     totals = {
         m.model_key: {x.repetition: x.total for x in m.repetitions if x.total is not None}
         for m in ranked

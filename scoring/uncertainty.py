@@ -84,10 +84,6 @@ class Interval:
     high: float | None
     n: int
 
-    @property
-    def half_width(self) -> float | None:
-        return None if self.high is None else self.high - self.mean
-
 
 def mean_interval(values: Sequence[float], level: float = LEVEL) -> Interval:
     """The mean of `values` with its t-interval at `level` (n − 1 degrees of freedom)."""

@@ -34,7 +34,6 @@ from pathlib import Path
 
 import pytest
 
-from dodo import PIPELINE
 from records.layout import REPO_ROOT
 
 BUILD_CONTROLS = ("reference", "variant-drop-cap", "mutant-venue-detail")
@@ -71,6 +70,14 @@ class DemoBuild:
         return env
 
 
+def stages_through_scoring() -> list[str]:
+    """doit's stages up to and including scoring, in order (the site not among them). dodo is
+    imported only here: the conftest imports this module in every worker of every tier."""
+    from dodo import PIPELINE
+
+    return PIPELINE[: PIPELINE.index("score") + 1]
+
+
 def _script(build: DemoBuild) -> list[str]:
     """The build as one shell command: the round (the quick one up to scoring beside three
     controls, then the rest: the site, which shows the controls' rows), the pristine copy, then
@@ -79,7 +86,7 @@ def _script(build: DemoBuild) -> list[str]:
     demo = f'bash "{REPO_ROOT}/scripts/demo-round" >> "{log}" 2>&1'
     if build.round_id == "demo":
         controls = ",".join(BUILD_CONTROLS)
-        scored = " ".join(PIPELINE[: PIPELINE.index("score") + 1])
+        scored = " ".join(stages_through_scoring())
         demo = (
             f'mkdir -p "{build.evidence}" && {{ "{sys.executable}" -m evaluator controls'
             f' --only {controls} > "{build.folder}/controls.log" 2>&1 & }}'

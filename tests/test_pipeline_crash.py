@@ -23,9 +23,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from demo_build import DemoBuild
+from demo_build import DemoBuild, stages_through_scoring
 
-from dodo import PIPELINE
 from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
 from records.io import read_record
@@ -34,7 +33,7 @@ from records.layout import REPO_ROOT, round_paths
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 
 ROUND = "demo"
-STAGES = PIPELINE[: PIPELINE.index("score") + 1]
+STAGES = stages_through_scoring()
 
 
 def in_session(units: Path) -> str | None:

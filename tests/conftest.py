@@ -47,12 +47,12 @@ READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build e
     "test_site_audit.py",
     "test_site_browser.py",
     "test_pipeline.py",
-    "test_evaluator_determinism.py",
     "test_pipeline_crash.py",
     "test_evaluator_controls.py",
     "test_evaluator_calibration.py",
     "test_site_render.py",
     "test_site_rounds.py",
+    "test_evaluator_determinism.py",
     "test_demo_units.py",
 )
 HEAVY_TIMEOUT_S = 5400

@@ -4,27 +4,37 @@ The reference is the submission: every check runs its whole journey on it, so ev
 sweep is exercised (the starter fails most checks early; its score is pinned by every
 calibration, which must be exactly the rubric's calibration score each time).
 
-The first judgement is the golden round's reference control: a whole evaluation by the controls
-command, with its own install and build, its video and screenshots. The second is made here: its
-whole evaluation without evidence (no video, trace or screenshots). So the two share no process,
-no build and no evidence setting, and must still say the same.
+Both judgements come from the golden round, so this file runs no browser of its own:
+- the first is its reference control: the controls command's evaluation of the reference, with
+  its own install and build;
+- the second is its `strong-builder-r1` unit: the scripted model writes the reference's files
+  through OpenCode's tool calls, and the round's evaluation stage judges its worktree, with its
+  own install and build, in another process at another moment of the round.
+
+The test first proves the two are the same submission (every file the build reads is the
+reference's, byte for byte), then that the judge said the same of both.
 """
 
 from __future__ import annotations
 
+import tarfile
 from pathlib import Path
 
 import pytest
 from demo_build import DemoBuild
 
 from evaluator.controls import materialize
-from evaluator.evaluate import evaluate
 from records.evidence.evaluation import CheckResult, EvaluationResult, GateResult
 from records.io import read_record
-from records.layout import controls_dir
+from records.layout import controls_dir, round_paths
 from records.rubric import MAX_AUTOMATED
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+UNIT = "strong-builder-r1"
+NOT_BUILT = {"PROGRESS.md", "DELETE"}
+"""The agent's own notes and the reference overlay's (comment-only) deletion list: files the
+build never reads, so they may differ."""
 
 
 def _fingerprint(checks: list[CheckResult]) -> list[tuple[str, bool, bool, int, list[str]]]:
@@ -38,13 +48,28 @@ def _gates(gates: list[GateResult]) -> list[tuple[str, bool, str, str]]:
     return [(g.id, g.failed, g.status, g.reason) for g in gates]
 
 
-def test_two_judgements_apart_are_identical(tmp_path: Path, demo_round: DemoBuild) -> None:
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).as_posix() not in NOT_BUILT
+    }
+
+
+def test_the_unit_submitted_the_reference(tmp_path: Path, demo_round: DemoBuild) -> None:
+    unit = round_paths(demo_round.round_id, demo_round.pristine).unit(UNIT)
+    with tarfile.open(unit.archive) as archive:
+        archive.extractall(tmp_path / "unit", filter="data")
+    reference = materialize.materialize_reference(tmp_path / "reference")
+    assert _files(tmp_path / "unit" / "worktree") == _files(reference)
+
+
+def test_two_judgements_apart_are_identical(demo_round: DemoBuild) -> None:
     first = read_record(controls_dir(demo_round.pristine) / "reference" / "result.json",
                         EvaluationResult)  # fmt: skip
-    assert first.video and first.screenshots  # judged with its evidence
-    app = materialize.materialize_reference(tmp_path / "app")
-    second = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
-    assert not second.video and not second.screenshots
+    unit = round_paths(demo_round.round_id, demo_round.pristine).unit(UNIT)
+    second = read_record(unit.evaluation / "result.json", EvaluationResult)
+    assert first.video and first.screenshots and second.video and second.screenshots
     assert _fingerprint(second.checks) == _fingerprint(first.checks)
     assert _gates(second.gates) == _gates(first.gates)
     assert second.automated_score == first.automated_score == MAX_AUTOMATED

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from demo_build import DemoBuild
+from test_calibration_currency import STARTER_FAILS
 
 from evaluator.checks import CHECK_COUNT
 from records.evidence.evaluation import Calibration
@@ -22,6 +23,7 @@ def test_calibration_passes_on_the_starter(demo_round: DemoBuild) -> None:
     assert record.passed and record.automated_score == CALIBRATION_SCORE
     assert record.checks_executed == CHECK_COUNT and record.hard_gate_failed
     assert sorted(record.missing_core_journeys) == ["detail", "enquiry", "filter"]
+    assert sorted(record.failed_checks) == sorted(STARTER_FAILS)  # what the stubbed tests assume
     out = paths.calibration_dir
     assert (out / "result.json").is_file() and (out / "video.webm").stat().st_size > 0
     assert (out / "trace.zip").is_file() and (out / "axe.json").is_file()

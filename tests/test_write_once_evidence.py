@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from session_support import freeze_demo
+from test_calibration_currency import starter_result
 
-from evaluator.calibration import calibrate
+from evaluator import calibration
 from evaluator.unit_evaluation import evaluate_unit
 from harness.catalogue.stage import catalogue_stage
 from harness.session.worktree import archive_bytes
@@ -55,16 +56,20 @@ def test_a_re_evaluation_keeps_the_earlier_result(tmp_path: Path) -> None:
     assert read_record(paths.result, EvaluationResult).install_ok is False  # the new one
 
 
-@pytest.mark.browser
-@pytest.mark.slow
-def test_a_calibration_rerun_keeps_the_earlier_verdict_and_output(tmp_path: Path) -> None:
+def test_a_calibration_rerun_keeps_the_earlier_verdict_and_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The starter's evaluation is the evaluator's answer for it (`starter_result`); judging the
+    real starter is the golden round's calibration, which must give exactly that."""
+    monkeypatch.setattr(calibration, "materialize", lambda dest: dest.mkdir(parents=True))
+    monkeypatch.setattr(calibration, "evaluate", lambda app, out: starter_result())
     evidence = tmp_path / "evidence"
     paths = round_paths("showcase", evidence)
     # what a killed or forgotten earlier run left: its verdict and (part of) its output
     paths.calibration_dir.mkdir(parents=True)
     (paths.calibration_dir / "result.json").write_text("{}")
     paths.calibration.write_text('{"partial": true}')
-    assert calibrate("showcase", evidence) == 0
+    assert calibration.calibrate("showcase", evidence) == 0
     (entry,) = paths.history.iterdir()
     assert (entry / "calibration.json").read_text() == '{"partial": true}'
     assert (entry / "calibration" / "result.json").read_text() == "{}"

@@ -10,6 +10,9 @@ session, a copy of a finished round's evidence and controls:
 Either way one reviewer sheet (human input, in the documented CSV format) reviews the first
 packet's code and the operator unseals the code map (the scoring stage re-scores), so the site
 shows reviewed and pending rows and every unit's media.
+
+`shared_site(tmp_path_factory)` is that round's site beside a repeated round, rendered once per
+test session for the tests that only read it (the rounds pages, the browser and the audit).
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from demo_build import demo_build
 
+from publish.render import render_site
 from records.evidence.scoring import Leaderboard, ModelLeaderboard, PacketIndex
 from records.io import read_record, write_record
 from records.layout import round_paths
@@ -50,35 +55,66 @@ def review_first_packet(round_id: str, evidence: Path) -> str | None:
     return code
 
 
-def real_evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """(round id, evidence folder) for the site tests; made once per test session.
+def _once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], str]
+) -> tuple[str, Path]:
+    """(what `make` returned, its folder): `make(folder)` runs once per test session.
 
     Under pytest-xdist the site test files may run on different workers: they share one folder
-    beside the workers' own (`<session tmp>/<base name>`), and a file lock lets the first worker
-    build it while the others wait, so the round is built once per test session, not per worker.
+    beside the workers' own (`<session tmp>/<name>`), and a file lock lets the first worker make
+    it while the others wait, so it is made once per test session, not per worker.
     """
-    base = tmp_path_factory.getbasetemp() / "site-evidence"
+    base = tmp_path_factory.getbasetemp() / name
     base.mkdir(exist_ok=True)
     if base in _BUILT:
         return _BUILT[base]
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     shared = base.parent.parent / base.name if base.parent.name == f"popen-{worker}" else base
     shared.mkdir(parents=True, exist_ok=True)
-    evidence = shared / "evidence"
-    built = shared / "built-round.txt"
+    folder = shared / "made"
+    done = shared / "done.txt"
     with (shared.parent / f"{shared.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if built.is_file():
-            round_id = built.read_text(encoding="utf-8").strip()
+        if done.is_file():
+            value = done.read_text(encoding="utf-8").strip()
         else:
-            shutil.rmtree(evidence, ignore_errors=True)  # a worker that died mid-build
-            given = os.environ.get("SITEOS_SITE_EVIDENCE")
-            source = Path(given) if given else demo_build(tmp_path_factory).pristine
-            round_id = copy_given(source, evidence)
-            review_first_packet(round_id, evidence)
-            built.write_text(round_id + "\n", encoding="utf-8")
-    _BUILT[base] = (round_id, evidence)
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that died mid-way
+            folder.mkdir()
+            value = make(folder)
+            done.write_text(value + "\n", encoding="utf-8")
+    _BUILT[base] = (value, folder)
     return _BUILT[base]
+
+
+def real_evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """(round id, evidence folder) for the site tests; made once per test session."""
+
+    def make(folder: Path) -> str:
+        given = os.environ.get("SITEOS_SITE_EVIDENCE")
+        source = Path(given) if given else demo_build(tmp_path_factory).pristine
+        round_id = copy_given(source, folder / "evidence")
+        review_first_packet(round_id, folder / "evidence")
+        return round_id
+
+    round_id, folder = _once(tmp_path_factory, "site-evidence", make)
+    return round_id, folder / "evidence"
+
+
+def shared_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
+    """(round id, evidence folder, built site) that no test changes, rendered once per test
+    session: `real_evidence`'s round beside `demo-round-1` (`add_repeated_round`) and a
+    `round-0` folder without results, so the rounds and model pages have several rounds."""
+
+    def make(folder: Path) -> str:
+        round_id, shared = real_evidence(tmp_path_factory)
+        evidence = copy_evidence(shared, folder / "evidence")
+        add_repeated_round(round_id, evidence)
+        (evidence / "round-0" / "units").mkdir(parents=True)  # not a round with results yet
+        render_site(round_id, evidence, folder / "build")
+        return round_id
+
+    round_id, folder = _once(tmp_path_factory, "site-shared", make)
+    return round_id, folder / "evidence", folder / "build" / "site"
 
 
 def copy_given(source: Path, evidence: Path) -> str:

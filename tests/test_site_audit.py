@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 from browser_support import require_browser
-from site_fixture import add_repeated_round, copy_evidence, real_evidence
+from site_fixture import shared_site
 
-from publish.render import render_site
 from sandbox.netns import loopback_netns_argv
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.opencode]
@@ -24,12 +23,8 @@ DRIVER = Path(__file__).with_name("site_audit.py")
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     require_browser()
-    round_id, shared = real_evidence(tmp_path_factory)
-    root = tmp_path_factory.mktemp("audit")
-    evidence = copy_evidence(shared, root / "evidence")
-    add_repeated_round(round_id, evidence)  # the rounds and model pages show a repeated round
-    site = render_site(round_id, evidence, root / "build")
-    out = root / "audit.json"
+    _, _, site = shared_site(tmp_path_factory)  # with a repeated round: rounds and model pages
+    out = tmp_path_factory.mktemp("audit") / "audit.json"
     proc = subprocess.run(
         loopback_netns_argv([sys.executable, str(DRIVER), str(site), str(out)]),
         capture_output=True, text=True, timeout=1800, cwd=Path(__file__).parent.parent,

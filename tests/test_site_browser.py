@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 from browser_support import require_browser
-from site_fixture import real_evidence
+from site_fixture import shared_site
 
-from publish.render import render_site
 from sandbox.netns import loopback_netns_argv
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.opencode]
@@ -26,9 +25,8 @@ DRIVER = Path(__file__).with_name("site_browser.py")
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     require_browser()
-    round_id, evidence = real_evidence(tmp_path_factory)
+    _, _, site = shared_site(tmp_path_factory)
     root = tmp_path_factory.mktemp("browse")
-    site = render_site(round_id, evidence, root / "build")
     out = root / "observed.json"
     proc = subprocess.run(
         loopback_netns_argv([sys.executable, str(DRIVER), str(site), str(out)]),

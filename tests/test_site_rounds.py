@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_fixture import REPEATED_ROUND, add_repeated_round, copy_evidence, real_evidence
+from site_fixture import REPEATED_ROUND, copy_evidence, shared_site
 from test_site_render import LEAKS, PLACEHOLDERS, text, visible
 
 from publish.render import render_site
@@ -30,17 +30,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 @pytest.fixture(scope="module")
 def rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     """(own round, evidence folder) holding the demo round and demo-round-1, plus a folder
-    without leaderboard.json (not a round with results yet)."""
-    round_id, shared = real_evidence(tmp_path_factory)
-    folder = copy_evidence(shared, tmp_path_factory.mktemp("rounds") / "evidence")
-    add_repeated_round(round_id, folder)
-    (folder / "round-0" / "units").mkdir(parents=True)
-    return round_id, folder
+    without leaderboard.json (not a round with results yet); shared, so never changed."""
+    round_id, evidence, _ = shared_site(tmp_path_factory)
+    return round_id, evidence
 
 
 @pytest.fixture(scope="module")
-def built(rounds: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return render_site(rounds[0], rounds[1], tmp_path_factory.mktemp("site") / "build")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_site(tmp_path_factory)[2]
 
 
 def board_of(folder: Path, round_id: str) -> Leaderboard:

@@ -6,8 +6,10 @@ Run as a child process inside a loopback-only network namespace (see test_site_a
 Serves the site on 127.0.0.1; for every page type at 360, 768 and 1440 px, light and dark, it
 loads the page through the evaluator's `CheckContext` (its h1 wait and settled state), measures
 horizontal overflow with `record_overflow` and runs axe with `ctx.axe` (serious and critical
-violations, the rule set the models are judged by). Writes one record per visit as JSON; with
-SHOTS_DIR it also keeps a screenshot of each visit.
+violations, the rule set the models are judged by). The dark scheme is the same DOM in other
+colours, so there axe runs only the rules that read colours (`COLOUR_RULES`). Axe is loaded from
+the audit's own server (`AXE_PATH`), so Chromium compiles it once, not on every page. Writes one
+record per visit as JSON; with SHOTS_DIR it also keeps a screenshot of each visit.
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.browser import VIEWPORTS, RequestLog, guard_context, launch  # noqa: E402
+from evaluator.browser import AXE_JS, VIEWPORTS, RequestLog, guard_context, launch  # noqa: E402
 from evaluator.checks.base import CheckContext, Facts  # noqa: E402
 
 WIDTHS = (360, 768, 1440)
 SCHEMES = ("default", "slate")
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+"""The axe rules whose verdict a colour scheme can change (every other rule reads the DOM, which
+Material's scheme toggle leaves as it is)."""
+AXE_PATH = "/__audit__/axe.min.js"
 
 
 class Handler(SimpleHTTPRequestHandler):
@@ -47,6 +53,9 @@ class Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
+
+    def translate_path(self, path: str) -> str:
+        return str(AXE_JS) if path == AXE_PATH else super().translate_path(path)
 
 
 def page_types(site: Path) -> list[tuple[str, str]]:
@@ -84,6 +93,15 @@ def use_scheme(page: Page, scheme: str) -> None:
     )
 
 
+def colour_violations(page: Page) -> list[dict[str, Any]]:
+    """Serious and critical violations of axe's `COLOUR_RULES` on the whole page."""
+    options = {"runOnly": {"type": "rule", "values": COLOUR_RULES}, "resultTypes": ["violations"]}
+    found: list[dict[str, Any]] = page.evaluate(
+        "async (options) => (await axe.run(document, options)).violations", options
+    )
+    return [v for v in found if v.get("impact") in ("serious", "critical")]
+
+
 def audit(
     site: Path,
     shots: Path | None,
@@ -113,7 +131,12 @@ def audit(
                     use_scheme(ctx.page, scheme)
                     ctx.settle()
                     overflow = ctx.record_overflow(f"{label} {scheme}")
-                    violations = ctx.axe(f"{label} @ {width}px {scheme}")
+                    ctx.page.add_script_tag(url=base + AXE_PATH)  # run_axe then injects nothing
+                    violations = (
+                        ctx.axe(f"{label} @ {width}px {scheme}")
+                        if scheme == "default"
+                        else colour_violations(ctx.page)
+                    )
                     found.append(
                         {
                             "page": label,

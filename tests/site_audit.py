@@ -36,6 +36,35 @@ COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 """The axe rules whose verdict a colour scheme can change (every other rule reads the DOM, which
 Material's scheme toggle leaves as it is)."""
 AXE_PATH = "/__audit__/axe.min.js"
+PHONE = (390, 844)
+"""The phone whose first screen must show a result row of the leaderboard."""
+
+CUT_TEXT_JS = """() => {
+  const found = [];
+  for (const cell of document.querySelectorAll('td, th')) {
+    let shown = true;  // not a folded column, nor a phone's header row (kept in a 1 px clip for
+    for (let up = cell; up && up.tagName !== 'TABLE'; up = up.parentElement)  // screen readers)
+      if (up.getBoundingClientRect().width <= 1) shown = false;
+    if (!shown) continue;
+    for (const el of [cell, ...cell.querySelectorAll('*')]) {
+      if (!el.clientWidth || el.scrollWidth <= el.clientWidth + 1) continue;
+      const overflow = getComputedStyle(el).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') continue;  // the reader can scroll it
+      found.push({tag: el.tagName.toLowerCase(), text: el.textContent.trim().slice(0, 80),
+                  hidden_px: el.scrollWidth - el.clientWidth});
+      break;
+    }
+  }
+  return found;
+}"""
+"""Text cut inside a table cell: an element wider inside than its box (`scrollWidth` above
+`clientWidth`) that is not a scroll container, so part of it is hidden or spills over its
+neighbours."""
+
+FIRST_ROW_JS = """() => {
+  const row = document.querySelector('table.sb-models tbody tr, table.sb-board tbody tr');
+  return row ? row.getBoundingClientRect().top + window.scrollY : null;
+}"""
 
 
 class Handler(SimpleHTTPRequestHandler):
@@ -93,6 +122,15 @@ def use_scheme(page: Page, scheme: str) -> None:
     )
 
 
+def first_screen(ctx: CheckContext, scheme: str) -> dict[str, Any]:
+    """Where the leaderboard's first result row starts on a phone (`PHONE`), from the top."""
+    width, height = PHONE
+    VIEWPORTS.setdefault(width, {"width": width, "height": height})
+    ctx.goto("/leaderboard.html", width=width)
+    top = ctx.page.evaluate(FIRST_ROW_JS)
+    return {"first_screen": {"width": width, "height": height, "scheme": scheme, "row_top_px": top}}
+
+
 def colour_violations(page: Page) -> list[dict[str, Any]]:
     """Serious and critical violations of axe's `COLOUR_RULES` on the whole page."""
     options = {"runOnly": {"type": "rule", "values": COLOUR_RULES}, "resultTypes": ["violations"]}
@@ -145,6 +183,7 @@ def audit(
                             "scheme": scheme,
                             "overflow_px": overflow,
                             "height_px": ctx.page.evaluate("document.documentElement.scrollHeight"),
+                            "cut_text": ctx.page.evaluate(CUT_TEXT_JS),
                             "serious": [
                                 {
                                     "id": v["id"],
@@ -161,6 +200,8 @@ def audit(
                     if shots is not None:
                         name = f"{label.replace(' ', '-').replace('/', '-')}-{width}-{scheme}.png"
                         ctx.page.screenshot(path=str(shots / name), full_page=True, timeout=60_000)
+            if scheme == schemes[0] and (only is None or "leaderboard" in only):
+                found.append(first_screen(ctx, scheme))
             found.append({"blocked": requests.blocked, "scheme": scheme})
             ctx.close()
             context.close()

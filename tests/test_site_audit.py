@@ -66,5 +66,16 @@ def test_no_serious_or_critical_axe_violation(visits: list[dict[str, Any]]) -> N
     assert found == []
 
 
+def test_no_text_is_cut_inside_a_table_cell(visits: list[dict[str, Any]]) -> None:
+    cut = [(v["page"], v["width"], v["scheme"], v["cut_text"]) for v in pages(visits)
+           if v["cut_text"]]  # fmt: skip
+    assert cut == []
+
+
+def test_a_phone_sees_a_result_row_on_its_first_screen(visits: list[dict[str, Any]]) -> None:
+    (screen,) = [v["first_screen"] for v in visits if "first_screen" in v]
+    assert screen["row_top_px"] is not None and screen["row_top_px"] < screen["height"], screen
+
+
 def test_nothing_left_loopback(visits: list[dict[str, Any]]) -> None:
     assert all(v["blocked"] == [] for v in visits if "blocked" in v)

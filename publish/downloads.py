@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any
 
+from publish.banner import RoundFacts
 from publish.views import DIMENSIONS, Row
 
 CSV_COLUMNS = (
@@ -35,7 +36,13 @@ CSV_COLUMNS = (
     "superseded_by",
     "replacement_of",
     "evidence_missing",
+    "round_id",
+    "round_kind",
+    "harness",
+    "agent",
+    "evaluator_sha256",
 )
+"""The last five name the round on every row, so a copied file says where it came from."""
 
 
 def _cell(value: Any) -> str:
@@ -46,7 +53,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def row_values(row: Row) -> list[Any]:
+def row_values(row: Row, facts: RoundFacts) -> list[Any]:
     return [
         row.rank,
         row.unit,
@@ -73,23 +80,30 @@ def row_values(row: Row) -> list[Any]:
         row.superseded_by,
         row.replaces,
         "; ".join(row.evidence_missing),
+        facts.round_id,
+        facts.kind,
+        facts.harness,
+        facts.agent,
+        facts.evaluator_sha,
     ]
 
 
-def leaderboard_csv(rows: list[Row]) -> str:
+def leaderboard_csv(rows: list[Row], facts: RoundFacts) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        writer.writerow([_cell(value) for value in row_values(row)])
+        writer.writerow([_cell(value) for value in row_values(row, facts)])
     return buffer.getvalue()
 
 
-def provisional_json(rows: list[Row]) -> str:
+def provisional_json(rows: list[Row], facts: RoundFacts) -> str:
     """Before scoring has run: the provisional rows the site shows (evaluator points only)."""
     data = {
+        "round_id": facts.round_id,
+        "round_kind": facts.kind,
         "provisional": True,
         "note": "scoring has not run: evaluator points only",
-        "rows": [dict(zip(CSV_COLUMNS, row_values(row), strict=True)) for row in rows],
+        "rows": [dict(zip(CSV_COLUMNS, row_values(row, facts), strict=True)) for row in rows],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

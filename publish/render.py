@@ -369,6 +369,11 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "short": SHORT_LABELS,
         "cohort": evidence.cohort,
         "preflight": evidence.preflight,
+        "not_testable_routes": [
+            (c, evidence.preflight[c.key])
+            for c in evidence.cohort.candidates
+            if c.key in evidence.preflight and not evidence.preflight[c.key].qualified
+        ],
         "max_total": MAX_TOTAL,
         "max_automated": MAX_AUTOMATED,
         "review_max": REVIEW_MAX,
@@ -451,7 +456,9 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     atomic_write_text(
         docs / "charts" / "score-vs-cost.svg", score_cost_svg(rows, context["cutoff"])
     )
-    atomic_write_text(docs / "downloads" / "leaderboard.csv", leaderboard_csv(rows))
+    atomic_write_text(
+        docs / "downloads" / "leaderboard.csv", leaderboard_csv(rows, context["facts"])
+    )
     if board is not None:  # the scoring stage's files, byte for byte
         copy = docs / "downloads" / "leaderboard.json"
         copy.parent.mkdir(parents=True, exist_ok=True)
@@ -460,7 +467,9 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
             model_board = evidence.paths.model_leaderboard
             shutil.copyfile(model_board, copy.with_name(model_board.name))
     else:
-        atomic_write_text(docs / "downloads" / "leaderboard.json", provisional_json(rows))
+        atomic_write_text(
+            docs / "downloads" / "leaderboard.json", provisional_json(rows, context["facts"])
+        )
     return round_banner(evidence, rows)
 
 

@@ -93,6 +93,8 @@ class Row:
     review_points: float | None = None
     review_state: str = "pending"  # pending | partial | complete | not_scored
     review_note: str = ""
+    review_spread: str = ""  # e.g. "±2 / ±1": the reviewers' spread, visual / code
+    review_spread_note: str = ""
     projected: bool = False
     status_reasons: list[str] = field(default_factory=list)
     advancement_reason: str = ""
@@ -105,6 +107,7 @@ class Row:
     superseded_by: str | None = None  # the documented replacement holding this unit's place
     replaces: str | None = None  # the unit this documented replacement stands for
     evidence_missing: list[str] = field(default_factory=list)
+    gates_failed: list[tuple[str, str]] = field(default_factory=list)  # (gate id, reason)
     has_page: bool = True  # False: no evidence folder, so no unit page to link
 
     @property
@@ -216,11 +219,14 @@ def badges(row: Row) -> list[Badge]:
     if row.status in APART_LABELS:
         out.append(Badge(APART_LABELS[row.status], "info", "not a model-quality failure"))
     if row.capped or row.status == "gate_failed":
+        names = ", ".join(gate for gate, _ in row.gates_failed)
+        why = "; ".join(f"{gate}: {reason}" for gate, reason in row.gates_failed if reason)
         out.append(
             Badge(
-                "gate-capped",
+                f"gate-capped: {names}" if names else "gate-capped",
                 "warn",
-                f"a hard gate failed: ineligible, total capped at {GATE_CAP:g}",
+                f"a hard gate failed: ineligible, total capped at {GATE_CAP:g}"
+                + (f" ({why})" if why else ""),
             )
         )
     if row.provisional and row.group == "scored":
@@ -260,6 +266,23 @@ def _review(data: LeaderboardRow) -> tuple[float | None, str, str]:
     return points, "complete" if not waiting else "partial", "; ".join(waiting)
 
 
+def _spread(data: LeaderboardRow) -> tuple[str, str]:
+    """The reviewers' spread (highest minus lowest, in points) per review dimension, short and
+    in words; empty when no dimension has two reviews yet."""
+    agreement = data.agreement
+    if agreement is None or (agreement.visual.spread is None and agreement.code.spread is None):
+        return "", ""
+    parts = [(name, dim) for name, dim in (("visual", agreement.visual), ("code", agreement.code))]
+    short = " / ".join("—" if d.spread is None else f"{fmt_points(d.spread)}" for _, d in parts)
+    words = "; ".join(
+        f"{name}: {d.reviewers} reviewers"
+        + ("" if d.spread is None else f", {fmt_points(d.spread)} points apart")
+        + (" (a third review settled it)" if d.third_review else "")
+        for name, d in parts
+    )
+    return short, f"How far the blind reviewers' scores lie apart. {words}."
+
+
 def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
     cohort = {c.key: c for c in evidence.cohort.candidates}
     candidate = cohort.get(data.model_key)
@@ -283,6 +306,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             "_", " "
         )
     review_points, review_state, review_note = _review(data)
+    review_spread, review_spread_note = _spread(data)
     if data.breakdown is not None and review_state == "pending":
         for key in REVIEW_DIMENSIONS:
             breakdown[key] = None
@@ -320,6 +344,8 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             review_points=review_points,
             review_state=review_state,
             review_note=review_note,
+            review_spread=review_spread,
+            review_spread_note=review_spread_note,
             status_reasons=list(data.status_reasons),
             advancement_reason=data.advancement.reason,
             dimension_notes=notes,
@@ -327,6 +353,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             superseded_by=data.superseded_by,
             replaces=data.replacement_of,
             evidence_missing=list(data.evidence_missing),
+            gates_failed=[(g.id, g.reason) for g in data.gates_failed],
         )
     )
 
@@ -370,6 +397,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             automated=float(result.automated_score) if result else None,
             superseded_by=superseded_by(unit, evidence),
             replaces=unit.replacement.replaced_unit if unit.replacement else None,
+            gates_failed=[(g.id, g.reason) for g in result.gates if g.failed] if result else [],
         )
     )
 

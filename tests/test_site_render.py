@@ -22,7 +22,7 @@ from publish.linkcheck import check_site
 from publish.media import THUMB_WIDTH
 from publish.render import SITE_SRC, render_docs, render_site
 from publish.sources import load_round_evidence
-from publish.views import leaderboard_rows
+from publish.views import fmt_points, leaderboard_rows
 from records.evidence.controls import read_controls
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record
@@ -186,11 +186,14 @@ def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None
     assert 'class="sb-sticky"' in html  # the model column stays put while scrolling
     assert "⇅" not in html  # one sort icon per header, drawn by the site's CSS
     assert 'id="one-run"' in html and "cannot separate close models" in html  # one run a model
+    standing = html.split('id="standing"')[1].split("</div>")[0]  # before any table
+    assert "leaderboard" in html.split('id="standing"')[1] and "<table" not in standing
+    assert ("provisional" in standing) == (board.standing != "final")
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
     assert scored and set(rows) == {r.unit for r in scored}
     for row in board.units:
         assert f'href="units/{row.unit}.html"' in html, row.unit
-    waiting = False
+    waiting, spreads = False, 0
     for row in scored:
         cells = rows[row.unit]
         assert {"Total", "Automated /60", "Review /30", "Cost", "Time", "Status"} <= set(cells)
@@ -202,11 +205,25 @@ def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None
         if unreviewed:
             assert cells["Review /30"] == "pending", row.unit  # not "0"
         else:
-            assert re.fullmatch(r"[\d.]+( provisional)?", cells["Review /30"]), cells
+            review = r"[\d.]+( provisional)?( ?spread ([\d.]+|—) / ([\d.]+|—))?"  # + the spread
+            assert re.fullmatch(review, cells["Review /30"]), cells
+        agreement = row.agreement
+        if agreement is not None and agreement.visual.spread is not None:
+            shown = [fmt_points(d.spread) if d.spread is not None else "—"
+                     for d in (agreement.visual, agreement.code)]  # fmt: skip
+            assert cells["Review /30"].endswith(f"spread {shown[0]} / {shown[1]}"), cells
+            spreads += 1
         waiting |= row.reviews is None or {row.reviews.visual, row.reviews.code} != {"complete"}
+        assert all("gate-capped: " in cells["Status"] and g.id in cells["Status"]
+                   for g in row.gates_failed), cells  # fmt: skip
         capped_lower = row.capped and (row.raw_total or 0) > (row.total or 0)
         assert ("capped from" in cells["Total"]) == capped_lower, row.unit
     assert ("out of 70 achievable" in html) == waiting
+    assert spreads  # the reviewed unit shows how far its two reviewers lie apart
+    assert board.not_testable  # the quick demo has routes the preflight found unfit
+    untestable = html.split('id="untestable"')[1].split("</table>")[0]
+    for route in board.not_testable:
+        assert route.display_name in untestable and route.route in untestable
     orders = [int(o) for o in re.findall(r'<tr data-order="(\d+)"', html.split("</table>")[0])]
     assert orders == sorted(orders)
 
@@ -288,6 +305,8 @@ def test_404_works_from_file_urls(built: Path) -> None:
 def test_downloads(built: Path, board: Leaderboard) -> None:
     rows = list(csv.DictReader((built / "downloads" / "leaderboard.csv").open()))
     assert {r["unit"] for r in rows} == {u.unit for u in board.units}
+    assert {(r["round_id"], r["round_kind"]) for r in rows} == {(board.round_id, "demo")}
+    assert all(r["evaluator_sha256"] and r["agent"].startswith("OpenCode") for r in rows)
     data = json.loads((built / "downloads" / "leaderboard.json").read_text())
     assert data["round_id"] == board.round_id and len(data["units"]) == len(board.units)
 

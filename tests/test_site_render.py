@@ -264,6 +264,7 @@ def test_transcript_shows_every_tool_call(built: Path, evidence: tuple[str, Path
             assert f'id="L{line}"' in html
         writes = [e for e in events if e.get("type") == "tool_use" and e["part"]["tool"] == "write"]
         assert html.count('<div class="highlight"><pre>') >= len(writes), unit.name  # each folded
+        assert '<span class="kd">' in html and '<span class="w">' not in html  # plain spaces
         assert "events.jsonl" in html and "trace.json" in html
 
 

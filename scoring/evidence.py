@@ -9,7 +9,7 @@ from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
-from records.inputs import Cohort, load_cohort, load_round
+from records.inputs import Cohort, RoundKind, load_cohort, load_round
 from records.io import RecordError, read_record, readable
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
 from records.unit_ids import parse_unit
@@ -22,6 +22,7 @@ class RoundContext:
     cohort: Cohort
     paths: RoundPaths
     repetitions: int = 1
+    kind: RoundKind = "demo"
 
     def rel(self, path: Path) -> str:
         """A path relative to the round folder, as explanations cite it."""
@@ -39,6 +40,7 @@ def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContex
         cohort=load_cohort(settings.cohort_path),
         paths=round_paths(round_id, evidence_dir or EVIDENCE_DIR),
         repetitions=settings.repetitions,
+        kind=settings.kind,
     )
 
 

@@ -35,11 +35,13 @@ from dataclasses import dataclass, field
 from typing import get_args
 
 from records.archive import archive_altered
+from records.evidence.round import RoundRecord
 from records.evidence.scoring import (
     Advancement,
     Breakdown,
     CodesRecord,
     Explanation,
+    FrozenVersions,
     GateFailure,
     Leaderboard,
     LeaderboardRow,
@@ -51,7 +53,7 @@ from records.evidence.scoring import (
     UnitStatus,
 )
 from records.evidence.session import SessionRecord
-from records.io import RecordError, read_json
+from records.io import RecordError, read_json, read_record
 from records.unit_ids import parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
@@ -341,6 +343,20 @@ def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, s
     return "final", f"every gate-eligible unit ({len(eligible)}) is final", []
 
 
+def frozen_versions(ctx: RoundContext) -> FrozenVersions | None:
+    """The task's and the judge's versions as the round froze them (None before the freeze)."""
+    frozen = ctx.paths.round_json
+    if not frozen.is_file():
+        return None
+    record = read_record(frozen, RoundRecord)
+    return FrozenVersions(
+        prompt_sha256=record.inputs.prompt_sha256,
+        starter_tree_sha256=record.inputs.starter_tree_sha256,
+        evaluator_sha256=record.evaluator_sha256,
+        scoring_sha256=record.scoring_sha256,
+    )
+
+
 def build_leaderboard(
     ctx: RoundContext, units: list[UnitEvidence], codes: CodesRecord, reviews: list[Review]
 ) -> Leaderboard:
@@ -382,6 +398,8 @@ def build_leaderboard(
     scored = [r for r in rows if r.status in ("ranked", "gate_failed")]
     return Leaderboard(
         round_id=ctx.round_id,
+        round_kind=ctx.kind,
+        versions=frozen_versions(ctx),
         provisional=any(r.provisional for r in scored),
         standing=state,
         standing_reason=state_reason,

@@ -449,8 +449,11 @@ def test_older_leaderboards_still_load(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
     make_unit(ctx, "strong-builder", evaluation=result())
     data = json.loads(score_context(ctx).model_dump_json())
-    assert data["schema_version"] == 3
-    data["schema_version"] = 2
+    assert data["schema_version"] == 4 and data["round_kind"] == "demo"
+    schema_3 = {k: v for k, v in data.items() if k not in ("round_kind", "versions")}
+    older = Leaderboard.model_validate({**schema_3, "schema_version": 3})
+    assert (older.round_kind, older.versions) == (None, None)  # unknown, not guessed
+    data = {**schema_3, "schema_version": 2}
     for row in data["units"]:
         for name in ("superseded_by", "own_status", "evidence_missing"):
             del row[name]

@@ -310,6 +310,8 @@ def test_downloads(built: Path, board: Leaderboard) -> None:
     assert all(r["evaluator_sha256"] and r["agent"].startswith("OpenCode") for r in rows)
     data = json.loads((built / "downloads" / "leaderboard.json").read_text())
     assert data["round_id"] == board.round_id and len(data["units"]) == len(board.units)
+    assert data["round_kind"] == "demo" and len(data["versions"]["evaluator_sha256"]) == 64
+    assert {r["evaluator_sha256"] for r in rows} == {data["versions"]["evaluator_sha256"]}
 
 
 def digest(folder: Path) -> dict[str, str]:

@@ -14,6 +14,7 @@ from records.evidence.blind import CodeEntry as CodeEntry  # re-exported
 from records.evidence.blind import CodeMap
 from records.evidence.blind import CodesRecord as CodesRecord
 from records.evidence.gateway import Tokens
+from records.inputs import RoundKind
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
@@ -243,6 +244,15 @@ class Rules(Record):
 Standing = Literal["provisional", "final"]
 
 
+class FrozenVersions(Record):
+    """What the round froze: the task (prompt and starter) and the judge (evaluator, scoring)."""
+
+    prompt_sha256: str
+    starter_tree_sha256: str
+    evaluator_sha256: str
+    scoring_sha256: str | None = None
+
+
 class Leaderboard(Root):
     """The round's result; rows are ranked units, then gate failures, then the rows listed apart.
 
@@ -257,10 +267,20 @@ class Leaderboard(Root):
     with the files in `evidence_missing` (its `elapsed_seconds` and `tokens` may then be None);
     the standing stays provisional while any unit is `evaluation_failed`. Schema 1 and 2 files
     load unchanged (no superseded rows, nothing missing named).
+
+    Schema 4: the file names what it is a result of, so a copy says where it came from: the
+    round's kind and the frozen versions of the task and the judge. Older files load with both
+    unknown (None).
     """
 
-    schema_version: int = 3
+    schema_version: int = 4
     round_id: str
+    round_kind: RoundKind | None = Field(
+        default=None, description="demo, rehearsal or real; None in files before schema 4"
+    )
+    versions: FrozenVersions | None = Field(
+        default=None, description="from the round's freeze (round.json); None if not frozen"
+    )
     provisional: bool = Field(description="any scored row (ranked or gate-failed) is provisional")
     standing: Standing = "provisional"
     standing_reason: str = ""

@@ -70,6 +70,42 @@ def _money(value: float) -> str:
     return f"${value:.{max(0, -math.floor(math.log10(value)))}f}"
 
 
+CHAR_W, LINE_H = 7.4, 16  # a label's width per character and its line height, in SVG units
+
+
+Box = tuple[float, float, float, float]  # x0, x1, y0, y1
+
+
+def text_box(x: float, y: float, text: str) -> Box:
+    """Where a left-anchored label with its baseline at `y` lies."""
+    return (x, x + CHAR_W * len(text), y - 15, y)
+
+
+def place_labels(
+    points: list[tuple[float, float, str]], taken: list[Box]
+) -> list[tuple[float, float, str]]:
+    """(x, y, anchor) for each point's label, in the given order: right of its point, or left of
+    it near the right edge, moved up or down a line at a time until it overlaps neither a label
+    placed before it nor a `taken` box (the legend, the line labels). Deterministic: the same
+    points always get the same places."""
+    placed = list(taken)
+    out = []
+    for cx, cy, text in points:
+        width = CHAR_W * len(text)
+        left = cx + 9 + width > WIDTH - 4
+        x0 = cx - 9 - width if left else cx + 9
+        for step in range(0, 40):
+            dy = (step + 1) // 2 * LINE_H * (1 if step % 2 else -1)
+            box = (x0, x0 + width, cy + dy - 11, cy + dy + 4)
+            clear = all(box[1] <= b[0] or box[0] >= b[1] or box[3] <= b[2] or box[2] >= b[3]
+                        for b in placed)  # fmt: skip
+            if clear and box[2] >= TOP - 10 and box[3] <= HEIGHT - BOTTOM + 10:
+                break
+        placed.append(box)
+        out.append((cx - 9 if left else cx + 9, cy + dy + 4, "end" if left else "start"))
+    return out
+
+
 def _tone(row: Row) -> str:
     return "sb-c-warn" if row.capped else ("sb-c-ok" if row.eligible else "sb-c-other")
 
@@ -138,9 +174,19 @@ def score_cost_svg(rows: list[Row], cutoff: float | None = None, standalone: boo
             "<title>Pareto frontier: no eligible unit is both cheaper and better</title>"
             "</polyline>"
         )
-    for row in sorted(points, key=lambda r: (-(r.total or 0), r.unit)):
+    legend = [("eligible", "sb-c-ok", ""), ("gate-capped", "sb-c-warn", ""),
+              ("provisional", "sb-c-other", " sb-c-hollow")]  # fmt: skip
+    taken = [text_box(WIDTH - RIGHT + 20, TOP + 64 + 20 * i, "  " + t) for i, (t, _, _) in
+             enumerate(legend)]  # fmt: skip
+    taken.append(text_box(LEFT + plot_w + 6, y(GATE_CAP) + 4, f"gate cap {GATE_CAP:g}"))
+    if cutoff is not None:
+        taken.append(text_box(LEFT + plot_w + 6, y(cutoff) + 4, f"advancement {_n(cutoff)}"))
+    ordered = sorted(points, key=lambda r: (-(r.total or 0), r.unit))
+    centres = [(x(r.cost_usd or 1.0), y(r.total or 0.0), r.name) for r in ordered]
+    for row, (cx, cy, _), (lx, ly, anchor) in zip(
+        ordered, centres, place_labels(centres, taken), strict=True
+    ):
         tone = _tone(row)
-        cx, cy = x(row.cost_usd or 1.0), y(row.total or 0.0)
         fill = " sb-c-hollow" if row.provisional else ""
         label = escape(row.name)
         state = "eligible" if row.eligible else ("gate-capped" if row.capped else "ineligible")
@@ -148,14 +194,11 @@ def score_cost_svg(rows: list[Row], cutoff: float | None = None, standalone: boo
             f"<g><title>{label}: {fmt_points(row.total)} points, {fmt_cost(row.cost_usd)}, "
             f"{state}{', provisional' if row.provisional else ''}</title>"
             f'<circle class="{tone}{fill}" cx="{_n(cx)}" cy="{_n(cy)}" r="6" stroke-width="2"/>'
-            f'<text class="sb-c-text" x="{_n(cx + 9)}" y="{_n(cy + 4)}">{label}</text></g>'
+            f'<text class="sb-c-text" x="{_n(lx)}" y="{_n(ly)}" text-anchor="{anchor}">'
+            f"{label}</text></g>"
         )
     legend_y = TOP + 60
-    for text, tone, hollow in (
-        ("eligible", "sb-c-ok", ""),
-        ("gate-capped", "sb-c-warn", ""),
-        ("provisional", "sb-c-other", " sb-c-hollow"),
-    ):
+    for text, tone, hollow in legend:
         out.append(
             f'<circle class="{tone}{hollow}" cx="{WIDTH - RIGHT + 26}" cy="{legend_y}" r="5" '
             f'stroke-width="2"/><text class="sb-c-text" x="{WIDTH - RIGHT + 36}" '

@@ -60,6 +60,29 @@ def _video(source: Path, target: Path) -> None:
         raise RuntimeError(f"{source}: re-encoding the video failed: {proc.stderr[-800:]}")
 
 
+POSTER_AT_S = 2.0
+"""Where the video's poster frame is taken: its first second is the blank page before the app."""
+
+
+def _poster(source: Path, target: Path) -> None:
+    """A still of the video (at `POSTER_AT_S`, or its first frame when it is shorter), as WebP."""
+    import imageio_ffmpeg
+
+    ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    still = target.with_suffix(".png")
+    for start in (POSTER_AT_S, 0.0):
+        argv = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-ss", f"{start:g}", "-i",
+                str(source), "-frames:v", "1", "-vf", "scale=800:-2", str(still)]  # fmt: skip
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if proc.returncode == 0 and still.is_file():
+            break
+    else:
+        raise RuntimeError(f"{source}: no poster frame: {proc.stderr[-800:]}")
+    with Image.open(still) as image:
+        image.convert("RGB").save(target, "WEBP", quality=FULL_QUALITY, method=4)
+    still.unlink()
+
+
 @dataclass
 class MediaStore:
     """Writes media into `docs/media/` once per content hash; returns docs-relative paths."""
@@ -108,3 +131,7 @@ class MediaStore:
     def video(self, source: Path) -> str:
         """The interaction video at a web size."""
         return self._make(source, "video", ".webm", _video)
+
+    def poster(self, source: Path) -> str:
+        """A still of the interaction video, shown before it plays."""
+        return self._make(source, "poster", ".webp", _poster)

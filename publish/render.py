@@ -96,6 +96,7 @@ class UnitPage:
     evidence: UnitEvidence
     shots: dict[str, list[Shot]] = field(default_factory=dict)
     video: str | None = None
+    poster: str | None = None
     files: list[tuple[str, str]] = field(default_factory=list)
     cells: list[CheckCell] = field(default_factory=list)
     check_shots: dict[str, Shot] = field(default_factory=dict)
@@ -263,7 +264,8 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
                 page.check_shots[check.id] = found
                 break
     if result.video:
-        page.video = "../" + media.video(_evidence_file(base, result.video, owner))
+        video = _evidence_file(base, result.video, owner)
+        page.video, page.poster = "../" + media.video(video), "../" + media.poster(video)
 
 
 def _agent_start_ms(unit: UnitEvidence) -> int | None:

@@ -110,6 +110,11 @@ def observe(site: Path, shots: Path | None) -> dict[str, Any]:
         out["video_count"] = video.count()
         if video.count():
             out["video_src"] = video.first.evaluate("v => v.currentSrc")
+            out["video_poster"] = page.evaluate(
+                "async () => { const v = document.querySelector('video.sb-video');"
+                " const i = new Image(); i.src = v.poster; await i.decode().catch(() => null);"
+                " return {src: v.poster, width: i.naturalWidth}; }"
+            )
             ok = page.wait_for_function(
                 "() => { const v = document.querySelector('video.sb-video');"
                 " return v && (v.readyState > 0 || v.error) ? true : false }",

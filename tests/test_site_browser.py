@@ -87,3 +87,5 @@ def test_video_is_playable(observed: dict[str, Any]) -> None:
     assert observed["video_src"].startswith("file://") and observed["video_src"].endswith(".webm")
     assert observed["video_state"]["error"] is None
     assert observed["video_state"]["readyState"] > 0
+    poster = observed["video_poster"]  # a still of the video before it plays
+    assert poster["src"].endswith(".webp") and poster["width"] == 800, poster

@@ -96,7 +96,7 @@ def place_labels(
         x0 = cx - 9 - width if left else cx + 9
         for step in range(0, 40):
             dy = (step + 1) // 2 * LINE_H * (1 if step % 2 else -1)
-            box = (x0, x0 + width, cy + dy - 11, cy + dy + 4)
+            box = text_box(x0, cy + dy + 4, text)
             clear = all(box[1] <= b[0] or box[0] >= b[1] or box[3] <= b[2] or box[2] >= b[3]
                         for b in placed)  # fmt: skip
             if clear and box[2] >= TOP - 10 and box[3] <= HEIGHT - BOTTOM + 10:

@@ -93,7 +93,7 @@ class Row:
     review_points: float | None = None
     review_state: str = "pending"  # pending | partial | complete | not_scored
     review_note: str = ""
-    review_spread: str = ""  # e.g. "±2 / ±1": the reviewers' spread, visual / code
+    review_spread: str = ""  # e.g. "2 / 1": the reviewers' spread in points, visual / code
     review_spread_note: str = ""
     projected: bool = False
     status_reasons: list[str] = field(default_factory=list)
@@ -272,8 +272,8 @@ def _spread(data: LeaderboardRow) -> tuple[str, str]:
     agreement = data.agreement
     if agreement is None or (agreement.visual.spread is None and agreement.code.spread is None):
         return "", ""
-    parts = [(name, dim) for name, dim in (("visual", agreement.visual), ("code", agreement.code))]
-    short = " / ".join("—" if d.spread is None else f"{fmt_points(d.spread)}" for _, d in parts)
+    parts = (("visual", agreement.visual), ("code", agreement.code))
+    short = " / ".join("—" if d.spread is None else fmt_points(d.spread) for _, d in parts)
     words = "; ".join(
         f"{name}: {d.reviewers} reviewers"
         + ("" if d.spread is None else f", {fmt_points(d.spread)} points apart")

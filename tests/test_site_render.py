@@ -187,7 +187,7 @@ def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None
     assert "⇅" not in html  # one sort icon per header, drawn by the site's CSS
     assert 'id="one-run"' in html and "cannot separate close models" in html  # one run a model
     standing = html.split('id="standing"')[1].split("</div>")[0]  # before any table
-    assert "leaderboard" in html.split('id="standing"')[1] and "<table" not in standing
+    assert html.index('id="standing"') < html.index('id="leaderboard"') and "<table" not in standing
     assert ("provisional" in standing) == (board.standing != "final")
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
     assert scored and set(rows) == {r.unit for r in scored}

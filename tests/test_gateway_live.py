@@ -129,9 +129,16 @@ def test_unknown_codes_stay_midstream() -> None:
 
 
 def test_a_transient_503_is_a_transport_retry_not_a_harness_retry(
-    sim: Simulator, tmp_path: Path
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = tmp_path / "g.jsonl"
+    learn = RecordingProxy.learn_tokens
+
+    def slow_bookkeeping(self: RecordingProxy, *args: Any) -> None:
+        time.sleep(0.5)  # as on a loaded machine: the client retries before the proxy's books close
+        learn(self, *args)
+
+    monkeypatch.setattr(RecordingProxy, "learn_tokens", slow_bookkeeping)
     with proxy(sim, log) as p:
         client = openai.OpenAI(base_url=p.base_url, api_key="x", max_retries=2)
         messages, error = drive(p.base_url, "lab/flaky-1", "go", workdir="/flaky")

@@ -136,6 +136,7 @@ class RecordingProxy:
         self._state = ProxyState()
         self._last_conversation: str | None = None
         self._last_delivered: bool | None = None  # None: the last metered request is in flight
+        self._last_index = 0  # the last metered request's index
         self._reserved = 0.0
         self._tokens_per_byte = 0.0
         self._ceiling_called = False
@@ -226,8 +227,9 @@ class RecordingProxy:
             transport = repeat and self._last_delivered is False
             retry = repeat and not transport
             self._last_conversation, self._last_delivered = digest, None
+            self._last_index = s.requests + 1
             steps = s.steps if repeat else s.steps + 1
-            admission = Admission(s.requests + 1, steps, retry, transport, None, body)
+            admission = Admission(self._last_index, steps, retry, transport, None, body)
             if steps > self.step_ceiling:
                 admission.refusal = "step_ceiling"
                 admission.refusal_reason = f"step ceiling of {self.step_ceiling} reached"
@@ -297,13 +299,24 @@ class RecordingProxy:
             self._state = replace(self._state, requests=self._state.requests + 1)
             return self._state.requests
 
-    def account(self, record: ExchangeRecord, reserved: float, delivered: bool = False) -> None:
+    def settle(self, index: int, delivered: bool) -> None:
+        """Set the retry baseline before the client can read the end of request `index`.
+
+        A client that retries at once must find the previous outcome settled: a request that
+        repeats an undelivered one is a transport retry, whatever the machine's load. Only the
+        latest metered request sets it (a late settlement of an older one changes nothing)."""
+        with self._lock:
+            if index == self._last_index:
+                self._last_delivered = delivered
+
+    def account(self, record: ExchangeRecord, reserved: float) -> None:
         """Settle a finished metered exchange: budget spend, errors, the retry baseline."""
         record.budget_cost_usd = round(self.budget_cost(record, reserved), 10)
         with self._lock:
             s = self._state
             self._reserved = max(0.0, self._reserved - reserved)
-            self._last_delivered = delivered
+            if record.index == self._last_index:
+                self._last_delivered = record.delivered
             self._state = replace(
                 s,
                 cost_usd=s.cost_usd + record.budget_cost_usd,
@@ -404,10 +417,12 @@ class _Handler(BaseHTTPRequestHandler):
         response: httpx.Response,
         tap: Callable[[bytes], None],
         abort: Callable[[], bool] | None = None,
+        finish: Callable[[bool], None] | None = None,
     ) -> tuple[bool, float | None]:
         """Stream `response` to the client unchanged; (client disconnected?, first byte ms).
 
-        `abort()` is asked after every piece: True stops relaying and drops the connection."""
+        `abort()` is asked after every piece: True stops relaying and drops the connection.
+        `finish(disconnected)` runs once the upstream is read, before the client's last byte."""
         self.send_response(response.status_code)
         ctype = response.headers.get("content-type", "application/octet-stream")
         self.send_header("Content-Type", ctype)
@@ -434,7 +449,11 @@ class _Handler(BaseHTTPRequestHandler):
                     disconnected = True  # keep reading so the record is complete
             if abort is not None and abort():
                 self.close_connection = True
+                if finish is not None:
+                    finish(disconnected)
                 return disconnected, first
+        if finish is not None:
+            finish(disconnected)
         if not disconnected:
             try:
                 self.wfile.write(b"0\r\n\r\n")
@@ -473,6 +492,7 @@ class _Handler(BaseHTTPRequestHandler):
             status=0, latency_ms=0.0, streamed=protocol.streaming(forwarded),
         )  # fmt: skip
         if admission.refusal is not None:
+            proxy.settle(admission.index, False)
             sent = self._error(
                 400,
                 f"{admission.refusal_reason}: request refused by the benchmark harness",
@@ -521,21 +541,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return False
             return obs.comments > 0 and time.monotonic() - sent_at > proxy.stall_seconds
 
-        stall = False
-        try:
-            payload = json.dumps(forwarded).encode()
-            with proxy.upstream_request("POST", self.path, payload, dict(self.headers)) as response:
-                record.status = response.status_code
-                streaming = "event-stream" in response.headers.get("content-type", "")
-                if response.status_code >= 400:
-                    streaming = False
-                record.client_disconnected, record.first_byte_ms = self._relay(
-                    response, tap, stalled
-                )
-                stall = stalled()
-        except httpx.HTTPError as exc:
-            self._upstream_failure(record, exc)
-        else:
+        def finish(disconnected: bool) -> None:
+            """Judge the whole response, then settle the retry baseline (before its last byte)."""
+            record.client_disconnected = disconnected
+            stall = stalled()
             obs = reader.close() if streaming else protocol.observe_body(bytes(captured))
             self._observe(record, obs, bytes(captured))
             record.keepalives = obs.comments
@@ -548,16 +557,32 @@ class _Handler(BaseHTTPRequestHandler):
                     f"provider stall: only keep-alive comments for more than the outage window "
                     f"({proxy.stall_seconds:g} s); the proxy ended the request"
                 )
+            proxy.settle(record.index, record.delivered)
+
+        try:
+            payload = json.dumps(forwarded).encode()
+            with proxy.upstream_request("POST", self.path, payload, dict(self.headers)) as response:
+                record.status = response.status_code
+                streaming = "event-stream" in response.headers.get("content-type", "")
+                if response.status_code >= 400:
+                    streaming = False
+                record.client_disconnected, record.first_byte_ms = self._relay(
+                    response, tap, stalled, finish
+                )
+        except httpx.HTTPError as exc:
+            self._upstream_failure(record, exc)
         record.response = bytes(captured).decode("utf-8", errors="replace")
         record.response_sha256 = hasher.hexdigest()
         record.latency_ms = (time.monotonic() - started) * 1000
         if proxy.fetch_generation and record.generation_id and record.error_class is None:
             record.generation = proxy.generation_check(record.generation_id)
         proxy.learn_tokens(protocol.prompt_bytes(forwarded), record.usage)
-        proxy.account(record, reserved, delivered=record.delivered)
+        proxy.account(record, reserved)
         proxy.write(record)
 
     def _upstream_failure(self, record: ExchangeRecord, exc: httpx.HTTPError) -> None:
+        if record.kind == "chat":
+            self.proxy.settle(record.index, False)
         record.error_class = ErrorClass.CONNECTION
         record.error_message = self.proxy.redact(f"{type(exc).__name__}: {exc}")
         if record.status:  # failed mid-relay: headers already sent, just drop the connection

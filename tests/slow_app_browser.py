@@ -1,11 +1,13 @@
 """Run the real dialog-focus check on a correct but slow app (child process in a loopback-only
-network namespace): `python tests/slow_app_browser.py OUT_JSON DELAY_MS` writes the check's
-diagnostics as [[expected, seen], ...].
+network namespace): `python tests/slow_app_browser.py OUT_JSON DELAY_MS [BLOCK_MS]` writes the
+check's diagnostics as [[expected, seen], ...].
 
 The app is what a loaded machine makes of a correct one: every reaction the contract asks for
 (focus into the dialog, the dialog closing, focus back on "Enquire about this venue") arrives
-DELAY_MS late. A check whose waits end on the observed condition within a generous ceiling
-passes it; one with a short ceiling blames the app for the machine's speed.
+DELAY_MS late, and the click on "Enquire about this venue" holds the main thread for BLOCK_MS (a
+re-render on a busy machine), so the click itself takes that long to complete. A check whose
+waits end on the observed condition within a generous ceiling passes it; one with a short
+ceiling blames the app for the machine's speed.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ PAGE = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head>
 <div id="dialog" role="dialog" aria-modal="true" aria-label="Enquire about a slow room" hidden>
 <button id="close">Close</button><label>Name <input></label><button>Send enquiry</button>
 </div></main><script>
-const DELAY = __DELAY__;
+const DELAY = __DELAY__, BLOCK = __BLOCK__;
 const dialog = document.getElementById('dialog');
 const enquire = document.getElementById('enquire');
 const later = (fn) => setTimeout(fn, DELAY);
 const items = () => [...dialog.querySelectorAll('button, input')];
 function open() {
+  const busyUntil = Date.now() + BLOCK;
+  while (Date.now() < busyUntil) { /* the handler's work, on a loaded machine */ }
   dialog.hidden = false;
   later(() => dialog.querySelector('input').focus());
 }
@@ -59,10 +63,11 @@ document.addEventListener('keydown', (event) => {
 
 
 def main(argv: list[str]) -> int:
-    out, delay = Path(argv[0]), int(argv[1])
+    out, delay, block = Path(argv[0]), int(argv[1]), int(argv[2]) if len(argv) > 2 else 0
     data = load_venues()
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "index.html").write_text(PAGE.replace("__DELAY__", str(delay)))
+        page = PAGE.replace("__DELAY__", str(delay)).replace("__BLOCK__", str(block))
+        (Path(tmp) / "index.html").write_text(page)
         with StaticServer(Path(tmp)) as server, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             context = browser.new_context()

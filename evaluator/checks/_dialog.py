@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator
 
-from evaluator.checks._waits import REACTION_MS
+from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 
 ENQUIRE = "Enquire about this venue"
@@ -38,10 +38,10 @@ def open_dialog(ctx: CheckContext, keyboard: bool = False, critical: bool = Fals
             critical=critical,
         )
     if keyboard:
-        button.first.focus()
+        button.first.focus(timeout=ACTION_MS)
         ctx.page.keyboard.press("Enter")
     else:
-        button.first.click()
+        button.first.click(timeout=ACTION_MS)
     if not wait_until(ctx.page, lambda: dialog_open(ctx), REACTION_MS):
         raise ctx.stop(
             f'activating "{ENQUIRE}" opens a role="dialog"',

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator
 
+from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import (
     COUNT_TEXTS_JS,
     VENUE_LINKS_JS,
@@ -91,7 +92,7 @@ def control_state(controls: Controls) -> dict[str, object]:
 
 def set_guests(controls: Controls, value: str) -> None:
     """Type a value and commit it (the field's change event fires on blur)."""
-    controls.guests.fill(value)
+    controls.guests.fill(value, timeout=ACTION_MS)
     controls.guests.blur()
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from evaluator.browser import run_axe
 from evaluator.checks._dialog import DIALOG_SELECTOR, dialog_open, enquire_button
-from evaluator.checks._waits import REACTION_MS
+from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, SharedVisit, visit_key, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import VenueData
@@ -55,7 +55,7 @@ def run(ctx: CheckContext) -> None:
         ctx.goto("/venues", width=360)
         menu = page.get_by_role("button", name="Menu", exact=True)
         if menu.count() and menu.first.is_visible():
-            menu.first.click()
+            menu.first.click(timeout=ACTION_MS)
             ctx.settle()
     found += [
         ("catalogue (menu) @ 360px", v, where) for v in ctx.axe("catalogue-menu", where=where)
@@ -67,7 +67,7 @@ def run(ctx: CheckContext) -> None:
         ctx.goto(data.ordinary.path, width=1440)
         button = enquire_button(ctx)
         if button.count() and button.first.is_visible():
-            button.first.click()
+            button.first.click(timeout=ACTION_MS)
             if wait_until(page, lambda: dialog_open(ctx), REACTION_MS):
                 ctx.settle()
                 found += [("enquiry dialog", v, None) for v in ctx.axe("dialog", DIALOG_SELECTOR)]

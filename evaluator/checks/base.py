@@ -30,10 +30,10 @@ from evaluator.browser import (
     run_axe,
     settle,
 )
+from evaluator.checks._waits import LOOKUP_MS
 from evaluator.data import VenueData
 from records.evidence.evaluation import Diagnostic
 
-ACTION_TIMEOUT_MS = 4000
 H1_TIMEOUT_MS = 3000
 
 
@@ -89,7 +89,7 @@ class CheckContext:
         self.requests = requests
         self._own_page = page is None
         self.page: Page = page if page is not None else context.new_page()
-        self.page.set_default_timeout(ACTION_TIMEOUT_MS)
+        self.page.set_default_timeout(LOOKUP_MS)  # actions pass ACTION_MS
         self.width = 1440
         self.diagnostics: list[Diagnostic] = []
         self.shooter: Callable[[Page, str, str, str, bool], None] | None = None
@@ -303,7 +303,10 @@ class CheckContext:
             return False
 
     def active_is(self, locator: Locator) -> bool:
+        """Is `locator`'s first element focused? An absent one is not (asked without a wait)."""
         try:
+            if locator.count() == 0:
+                return False
             result: bool = locator.first.evaluate("el => el === document.activeElement")
             return result
         except Exception:  # noqa: BLE001

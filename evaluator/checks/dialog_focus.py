@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import Locator
 
 from evaluator.checks._dialog import dialog_open, enquire_button, open_dialog
-from evaluator.checks._waits import REACTION_MS
+from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -54,7 +54,7 @@ def run(ctx: CheckContext) -> None:
                     'a "Close" button in the dialog', "not found", 'role=button[name="Close"]'
                 )
                 continue
-            closer.first.click()
+            closer.first.click(timeout=ACTION_MS)
         else:
             page.keyboard.press("Escape")
         if not wait_until(page, lambda: not dialog_open(ctx), REACTION_MS):

@@ -15,6 +15,7 @@ from playwright.sync_api import Locator, Request
 
 from evaluator.browser import READER_TEXT_JS, reader_text, wait_quiet
 from evaluator.checks._dialog import Fields, find_fields, open_dialog, tomorrow_iso
+from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -50,7 +51,7 @@ FOCUS_WAIT_MS = 3000
 
 
 def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: list[str]) -> None:
-    fields.submit.click()
+    fields.submit.click(timeout=ACTION_MS)
     wait_quiet(ctx.page, 150)
     first_invalid = None
     for label, loc in fields.in_order():
@@ -98,9 +99,9 @@ def _fill(fields: Fields, values: dict[str, str | bool]) -> None:
     }
     for label, value in values.items():
         if label == "consent":
-            fields.consent.set_checked(bool(value))
+            fields.consent.set_checked(bool(value), timeout=ACTION_MS)
         else:
-            mapping[label].fill(str(value))
+            mapping[label].fill(str(value), timeout=ACTION_MS)
 
 
 def run(ctx: CheckContext) -> None:
@@ -189,7 +190,7 @@ def run(ctx: CheckContext) -> None:
 
     page.on("request", on_request)
     try:
-        fields.submit.click()
+        fields.submit.click(timeout=ACTION_MS)
         ok = wait_until(
             page,
             lambda: page.evaluate(THANKS_JS, venue.name),

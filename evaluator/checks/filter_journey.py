@@ -26,6 +26,7 @@ from evaluator.checks._filters import (
     venue_path,
     wait_for_results,
 )
+from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS, Venue, VenueData
@@ -127,7 +128,7 @@ def _sweep(ctx: CheckContext, controls: Controls, sweep: Sweep) -> None:
     # checks); the other changes are made in the page, one round trip each with the wait.
     for slug, label in TYPE_LABELS.items():
         box = controls.types[slug]
-        box.check()
+        box.check(timeout=ACTION_MS)
         sweep.expect(f'checking only "{label}"', data.matching({slug}))
         sweep.expect(f'unchecking "{label}" again', everything, control=box)
     for combo in combinations(data):
@@ -148,7 +149,7 @@ def _sweep(ctx: CheckContext, controls: Controls, sweep: Sweep) -> None:
     for i, (area, name) in enumerate(data.areas.items()):
         step, want = f'choosing only the area "{name}"', data.matching(area=area)
         if i == 0:
-            controls.area.select_option(area)
+            controls.area.select_option(area, timeout=ACTION_MS)
             sweep.expect(step, want)
         else:
             sweep.expect(step, want, controls.area, area)
@@ -177,11 +178,11 @@ def run(ctx: CheckContext) -> None:
     # All three filters together, down to the empty state and back with "Clear filters".
     types = {"loft", "studio"}
     for slug in ("loft", "studio"):
-        controls.types[slug].check()
+        controls.types[slug].check(timeout=ACTION_MS)
     both = data.matching(types)
     sweep.expect('checking "Loft" and "Studio"', both)
     area = next(s for s in data.areas if 0 < len(data.matching(types, s)) < len(both))
-    controls.area.select_option(area)
+    controls.area.select_option(area, timeout=ACTION_MS)
     in_area = data.matching(types, area)
     sweep.expect(f'choosing the area "{data.areas[area]}" as well', in_area)
     boundary = min(v.capacity for v in in_area)
@@ -205,7 +206,7 @@ def run(ctx: CheckContext) -> None:
             'role=button[name="Clear filters"]',
             critical=True,
         )
-    clear.first.click()
+    clear.first.click(timeout=ACTION_MS)
     # All 14 are back (their names and order are catalogue-listing's business).
     seen = wait_until(ctx.page, lambda: len(ctx.venue_links()) == len(data.venues), 3000)
     if not seen:

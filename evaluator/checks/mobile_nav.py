@@ -5,7 +5,7 @@ them; at 768 and 1440 px the links are visible and no "Menu" button is displayed
 
 from __future__ import annotations
 
-from evaluator.checks._waits import REACTION_MS
+from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -57,7 +57,7 @@ def run(ctx: CheckContext) -> None:
             f"visible: {[n for n, v in shown.items() if v]}",
             'navigation "Primary"',
         )
-    menu.click()
+    menu.click(timeout=ACTION_MS)
     ctx.settle()
     if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "true", REACTION_MS):
         ctx.problem(
@@ -71,7 +71,7 @@ def run(ctx: CheckContext) -> None:
             f"visible: {_links_visible(ctx)}",
             'navigation "Primary"',
         )
-    menu.click()
+    menu.click(timeout=ACTION_MS)
     ctx.settle()
     if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "false", REACTION_MS):
         ctx.problem(

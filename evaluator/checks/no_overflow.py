@@ -5,7 +5,7 @@ name and the longest description), not-found — and in every state: menu open, 
 from __future__ import annotations
 
 from evaluator.checks._dialog import dialog_open, enquire_button
-from evaluator.checks._waits import REACTION_MS
+from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -47,7 +47,7 @@ def run(ctx: CheckContext) -> None:
         ctx.goto("/venues")
         menu = page.get_by_role("button", name="Menu", exact=True)
         if menu.count() and menu.first.is_visible():
-            menu.first.click()
+            menu.first.click(timeout=ACTION_MS)
             ctx.settle()
             _measure(ctx, "menu open", failures)
             ctx.share_visit("/venues", "menu-open")
@@ -56,7 +56,7 @@ def run(ctx: CheckContext) -> None:
         ctx.goto(ctx.data.ordinary.path)
         button = enquire_button(ctx)
         if button.count() and button.first.is_visible():
-            button.first.click()
+            button.first.click(timeout=ACTION_MS)
             if wait_until(page, lambda: dialog_open(ctx), REACTION_MS):
                 ctx.settle()
                 _measure(ctx, "dialog open", failures)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from evaluator.browser import wait_quiet
 from evaluator.checks._dialog import dialog_open, enquire_button
-from evaluator.checks._waits import OBSERVE_MS, REACTION_MS
+from evaluator.checks._waits import ACTION_MS, OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 
@@ -103,14 +103,14 @@ def run(ctx: CheckContext) -> None:
     menu = page.get_by_role("button", name="Menu", exact=True)
     if menu.count() and menu.first.is_visible():
         page.evaluate("() => window.__siteosMotion.clear()")
-        menu.first.click()
+        menu.first.click(timeout=ACTION_MS)
         _observe(ctx)
         moving += [f"{m} (opening the menu)" for m in _collect(ctx)]
     ctx.goto(ctx.data.ordinary.path, width=1440)
     button = enquire_button(ctx)
     if button.count() and button.first.is_visible():
         page.evaluate("() => window.__siteosMotion.clear()")
-        button.first.click()
+        button.first.click(timeout=ACTION_MS)
         wait_until(page, lambda: dialog_open(ctx), REACTION_MS)
         _observe(ctx)
         moving += [f"{m} (opening the dialog)" for m in _collect(ctx)]

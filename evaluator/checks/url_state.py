@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from evaluator.browser import wait_quiet
 from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
-from evaluator.checks._waits import OBSERVE_MS, REACTION_MS
+from evaluator.checks._waits import ACTION_MS, OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, CheckStopped, names, short_list, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS
@@ -89,10 +89,12 @@ def _sweep(ctx: CheckContext, commits: Commits) -> None:
     for area, name in ctx.data.areas.items():
         commits.commit(
             f'choose only the area "{name}"',
-            lambda a=area: controls.area.select_option(a),
+            lambda a=area: controls.area.select_option(a, timeout=ACTION_MS),
             {"area": area},
         )
-    commits.commit('choose "All areas" again', lambda: controls.area.select_option(""), {})
+    commits.commit(
+        'choose "All areas" again', lambda: controls.area.select_option("", timeout=ACTION_MS), {}
+    )
     guests = str(ctx.data.ordinary.capacity)
     commits.commit(
         f"commit Minimum guests = {guests}",
@@ -120,11 +122,19 @@ def run(ctx: CheckContext) -> None:
     guests = str(max(1, min(v.capacity for v in in_area) - 5))  # below every capacity: no boundary
 
     steps: list[tuple[str, object, dict[str, set[str] | str]]] = [
-        ('check "Loft"', lambda: controls.types["loft"].check(), {"type": {"loft"}}),
-        ('check "Studio"', lambda: controls.types["studio"].check(), {"type": types}),
+        (
+            'check "Loft"',
+            lambda: controls.types["loft"].check(timeout=ACTION_MS),
+            {"type": {"loft"}},
+        ),
+        (
+            'check "Studio"',
+            lambda: controls.types["studio"].check(timeout=ACTION_MS),
+            {"type": types},
+        ),
         (
             f'choose area "{data.areas[area]}"',
-            lambda: controls.area.select_option(area),
+            lambda: controls.area.select_option(area, timeout=ACTION_MS),
             {"type": types, "area": area},
         ),
         (
@@ -178,9 +188,9 @@ def run(ctx: CheckContext) -> None:
 
     # Unsetting every filter by hand gives exactly /venues.
     controls = find_controls(ctx)
-    controls.types["loft"].uncheck()
-    controls.types["studio"].uncheck()
-    controls.area.select_option("")
+    controls.types["loft"].uncheck(timeout=ACTION_MS)
+    controls.types["studio"].uncheck(timeout=ACTION_MS)
+    controls.area.select_option("", timeout=ACTION_MS)
     set_guests(controls, "")
     if not wait_until(page, lambda: _matches(page.url, {}) and "?" not in page.url, REACTION_MS):
         ctx.problem(
@@ -191,7 +201,7 @@ def run(ctx: CheckContext) -> None:
     ctx.goto("/venues?guests=100000")
     clear = page.get_by_role("button", name="Clear filters", exact=True)
     if ctx.is_visible(clear):
-        clear.first.click()
+        clear.first.click(timeout=ACTION_MS)
         if not wait_until(
             page, lambda: _matches(page.url, {}) and "?" not in page.url, REACTION_MS
         ):

@@ -10,6 +10,7 @@ containing "not found" and an "All venues" link to /venues)."""
 from __future__ import annotations
 
 from evaluator.browser import READER_TEXT_JS
+from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
 from evaluator.data import TYPE_LABELS, Venue
@@ -184,7 +185,7 @@ def run(ctx: CheckContext) -> None:
             f'heading >> role=link[name="{venue.name}"]',
             critical=True,
         )
-    link.first.click()
+    link.first.click(timeout=ACTION_MS)
     if not wait_until(page, lambda: ctx.path().rstrip("/") == venue.path, 3000):
         raise ctx.stop(
             f"following the card link opens {venue.path}",

@@ -14,7 +14,12 @@ Errors the model's own conversation causes (context length, refusal, moderation)
 except a context-length or moderation rejection before any answer was delivered: then the only
 input was our task prompt, so it is the harness's (the route cannot take the task);
 a provider's malformed stream is the provider's; our key, credits or request are the harness's.
-A sandbox limit kill (`resource_limit`) is the model's own doing: scored, disclosed.
+A truncated stream (a 200 stream that ended without a finish_reason) ends the session as the
+provider's failure whatever the stop: the agent takes the cut turn as whole, so the work after
+it is no longer the model's own.
+A sandbox limit kill (`resource_limit`) is the model's own doing: scored, disclosed. An agent
+that logged its final step and did not exit (the runner ended it) completed: nobody's failure,
+disclosed, and scoring withholds the clean-exit point.
 
 Validity reasons outside this table (`harness.invalidation.assess`) make a unit invalid whatever
 its row: a contradicted identity, a harness retry, human intervention, missing evidence.
@@ -32,7 +37,7 @@ from records.evidence.session import FailureClass, Identity, StopStatus, Validit
 PROVIDER_ERRORS = frozenset({
     ErrorClass.RATE_LIMIT, ErrorClass.UPSTREAM_5XX, ErrorClass.MIDSTREAM_ERROR,
     ErrorClass.CONNECTION, ErrorClass.NO_ENDPOINT, ErrorClass.MALFORMED_RESPONSE,
-    ErrorClass.PROVIDER_STALL,
+    ErrorClass.PROVIDER_STALL, ErrorClass.TRUNCATED_STREAM,
 })  # fmt: skip
 MODEL_ERRORS = frozenset({ErrorClass.CONTEXT_LENGTH, ErrorClass.REFUSAL, ErrorClass.MODERATION})
 # Model errors that, before any answer was delivered, can only concern our own prompt.
@@ -63,6 +68,7 @@ class UnitFacts:
     human_intervention: bool = False
     harness_error: str = ""
     limit_message: str = ""  # the sandbox limit that ended the session (resource_limit)
+    lingered_seconds: float | None = None  # the agent's run was over; the runner ended it
 
     def errors(self, group: frozenset[ErrorClass]) -> list[str]:
         """The gateway's recorded error classes that belong to `group`."""
@@ -114,8 +120,16 @@ def _stop_words(stop: StopStatus) -> str:
 def _stall(f: UnitFacts) -> str:
     wait = (f.gateway.longest_keepalive_wait_ms or 0) / 1000
     return (
-        f"provider stall: a request got only keep-alive comments for {wait:.0f} s, past the "
-        f"round's outage window; gateway errors {f.gateway.error_classes}"
+        f"provider stall: a request got no data for {wait:.0f} s, past the round's outage "
+        f"window; gateway errors {f.gateway.error_classes}"
+    )
+
+
+def _truncated(f: UnitFacts) -> str:
+    n = f.gateway.truncated
+    return (
+        f"truncated stream: {n} response{'s' if n != 1 else ''} ended without a finish_reason "
+        f"(the agent would take a cut turn as whole); gateway errors {f.gateway.error_classes}"
     )
 
 
@@ -137,6 +151,8 @@ TABLE: tuple[Row, ...] = (
         "harness (our key, credits, request or route)", HARNESS,
         lambda f: bool(f.errors(HARNESS_ERRORS)),
         lambda f: f"gateway errors caused by the harness: {f.errors(HARNESS_ERRORS)}"),
+    Row("provider-truncated", ANY_STOP, "a truncated stream", "provider (it cut a turn short)",
+        OUTAGE, lambda f: f.gateway.truncated > 0, _truncated),
     Row("provider-stop", frozenset({"provider_outage"}), "any",
         "provider (the runner's outage watch ended the session)", OUTAGE, lambda f: True,
         lambda f: _stall(f) if f.gateway.stalls
@@ -165,6 +181,11 @@ TABLE: tuple[Row, ...] = (
     Row("model-error", frozenset({"completed"}), "a model error",
         "model (its own conversation)", SCORED, lambda f: bool(f.errors(MODEL_ERRORS)),
         lambda f: f"model-caused gateway errors: {f.errors(MODEL_ERRORS)}{_survived(f)}"),
+    Row("agent-lingered", frozenset({"completed"}), "none, or survived provider errors",
+        "nobody (the agent's run was over; the runner ended the process)", CLEAN,
+        lambda f: f.lingered_seconds is not None,
+        lambda f: f"the agent did not exit after its final step: the runner ended it "
+        f"{f.lingered_seconds:.0f} s later (disclosed; no clean-exit point){_survived(f)}"),
     Row("agent-failed", frozenset({"completed"}), "none, or survived provider errors",
         "model (the agent exited with an error)", SCORED,
         lambda f: f.exit_code not in (0, None) or bool(f.agent_errors),

@@ -126,6 +126,7 @@ def _record(
         finished_normally=trace.finished_normally,
         harness_error=harness_error,
         limit_message=limit,
+        lingered_seconds=outcome.lingered_seconds if outcome is not None else None,
     )
     verdict = assess(facts)
     return SessionRecord(
@@ -144,6 +145,7 @@ def _record(
         resource_limit=(limit or None) if stop == "resource_limit" else None,
         exit_code=exit_code,
         elapsed_seconds=elapsed,
+        lingered_seconds=facts.lingered_seconds,
         tokens=gateway.tokens.counts(),
         cost_usd=gateway.cost_usd,
         gateway=gateway,

@@ -86,15 +86,20 @@ class ErrorSpec(Frozen):
     such as `"server_error"` ends the stream without `[DONE]`, as in the docs' example); a
     non-streaming request gets the error in a 200 JSON body. `hang`: silence, then the connection
     closes. `stall`: HTTP 200 and `: OPENROUTER PROCESSING` every `keepalive_seconds` for
-    `hang_seconds`, then the turn's normal reply (live OpenRouter's stalled provider).
+    `hang_seconds`, then the turn's normal reply (live OpenRouter's stalled provider); with
+    `partial_text`, that text streams first (a stall after the last byte). `truncate`: HTTP 200,
+    the turn's text (or `partial_text`) and `[DONE]`, with no finish_reason and no usage chunk (a
+    cut upstream stream that OpenCode takes as a finished turn).
     """
 
-    kind: Literal["http", "midstream", "hang", "stall"]
+    kind: Literal["http", "midstream", "hang", "stall", "truncate"]
     status: int = 502
     code: int | str | None = None
     message: str = "Provider returned error"
     metadata: dict[str, Any] = Field(default_factory=dict)
-    partial_text: str = Field(default="", description="midstream: text streamed before the error")
+    partial_text: str = Field(
+        default="", description="midstream, stall, truncate: text streamed before the failure"
+    )
     hang_seconds: float = 3600.0
     keepalive_seconds: float = Field(default=1.0, gt=0, description="stall: comment interval")
     times: int | None = Field(

@@ -8,7 +8,10 @@
   ceiling: the runner stops the agent a fraction of a second after the ceiling (its poll and the
   kill), and that overshoot is the runner's, not the model's, so a stop at the 30-minute ceiling
   recorded as 1800.4 s counts 30:00 and earns 0.5 (it took the whole 20-30 band, no more).
-- 1: clean exit: exit code 0, not crashed and not stopped at a sandbox limit (`resource_limit`).
+  An agent that logged its final step and did not exit (`lingered_seconds`: the runner ended it)
+  is counted up to its final step: the wait for an exit that never came is not the model's.
+- 1: clean exit: exit code 0, not crashed and not stopped at a sandbox limit (`resource_limit`);
+  an agent the runner had to end after its final step did not exit cleanly.
 - 1: cost ≤ $5.00; 0.5 when ≤ $10.00; else 0. The cost is `session.cost_usd`, which the harness
   takes from the gateway record (never the agent's estimate), rounded to 1e-9 USD against float
   summation noise. Unknown cost earns 0.
@@ -51,18 +54,27 @@ def cost_points(cost_usd: float | None) -> float:
 
 
 def counted_seconds(session: SessionRecord) -> float:
-    """The elapsed time the time component judges: a time-ceiling stop counts up to the ceiling."""
+    """The elapsed time the time component judges: a time-ceiling stop counts up to the ceiling,
+    an agent that lingered after its final step up to that step."""
     if session.stop_status == "time_ceiling":
         return min(session.elapsed_seconds, session.ceilings.wall_clock_seconds)
+    if session.lingered_seconds is not None:
+        return max(0.0, round(session.elapsed_seconds - session.lingered_seconds, 3))
     return session.elapsed_seconds
 
 
 def score_efficiency(session: SessionRecord, source: str = "session.json") -> DimensionScore:
     """Operational efficiency out of 5, each component citing its session.json fields."""
     finished = session.stop_status == "completed" and not session.human_intervention
-    clean = session.exit_code == 0 and session.stop_status not in ("crashed", "resource_limit")
+    lingered = session.lingered_seconds
+    clean = (
+        session.exit_code == 0
+        and session.stop_status not in ("crashed", "resource_limit")
+        and lingered is None
+    )
     counted = counted_seconds(session)
     capped = counted != session.elapsed_seconds
+    up_to = "the agent's final step" if lingered is not None else "the time ceiling"
     cost = session.cost_usd
     components = [
         Component(
@@ -82,17 +94,29 @@ def score_efficiency(session: SessionRecord, source: str = "session.json") -> Di
             points=time_points(counted),
             max_points=1.0,
             reason=f"elapsed {minutes(session.elapsed_seconds)}"
-            + (f", counted up to the time ceiling as {minutes(counted)}" if capped else "")
+            + (f", counted up to {up_to} as {minutes(counted)}" if capped else "")
             + " (≤ 20:00 earns 1, ≤ 30:00 0.5)",
             sources=[f"{source}#elapsed_seconds"]
-            + ([f"{source}#stop_status", f"{source}#ceilings"] if capped else []),
+            + ([f"{source}#lingered_seconds"] if capped and lingered is not None else [])
+            + (
+                [f"{source}#stop_status", f"{source}#ceilings"]
+                if capped and lingered is None
+                else []
+            ),
         ),
         Component(
             name="clean_exit",
             points=1.0 if clean else 0.0,
             max_points=1.0,
-            reason=f"exit code {session.exit_code}, stop_status {session.stop_status}",
-            sources=[f"{source}#exit_code", f"{source}#stop_status"],
+            reason=f"exit code {session.exit_code}, stop_status {session.stop_status}"
+            + (
+                f"; the agent did not exit after its final step (the runner ended it "
+                f"{lingered:g} s later)"
+                if lingered is not None
+                else ""
+            ),  # fmt: skip
+            sources=[f"{source}#exit_code", f"{source}#stop_status"]
+            + ([f"{source}#lingered_seconds"] if lingered is not None else []),
         ),
         Component(
             name="cost",

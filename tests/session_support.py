@@ -1,5 +1,6 @@
 """Helpers for the session tests: a frozen demo round in a scratch evidence folder, plus test-only
-scripted models added to the demo cohort (the escape artist, a lean identity swap and outage).
+scripted models added to the demo cohort (the escape artist, a lean identity swap, outage, a cut
+stream and a stall after the first words).
 
 Usable from pytest (pass `monkeypatch.setattr`) and from a child process (plain setattr).
 """
@@ -53,6 +54,33 @@ EXTRA: dict[str, dict[str, Any]] = {
         "session": {"turns": [{"tool_calls": [BASH]},
                               {"error": {"kind": "http", "status": 503}}],
                     "after_last": "repeat_last"},
+    },
+    "quick-lite": {
+        "schema_version": 1,
+        "description": "One shell command, then done.",
+        "catalogue": {"id": "demo-brisk/lite-1", "canonical_slug": "demo-brisk/lite-1",
+                      "name": "Brisk lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH]}, {"text": "Done."}]},
+    },
+    "cut-lite": {
+        "schema_version": 1,
+        "description": "One good turn, then a stream its provider cuts before the finish_reason.",
+        "catalogue": {"id": "demo-shears/lite-1", "canonical_slug": "demo-shears/lite-1",
+                      "name": "Shears lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH]},
+                              {"text": "Now I will build the venue pages and",
+                               "error": {"kind": "truncate"}}]},
+    },
+    "stall-lite": {
+        "schema_version": 1,
+        "description": "One good turn, then a stream that stops sending data after its first "
+                       "words (keep-alives only).",
+        "catalogue": {"id": "demo-tarpit/lite-1", "canonical_slug": "demo-tarpit/lite-1",
+                      "name": "Tarpit lite", **CATALOGUE},
+        "session": {"turns": [{"tool_calls": [BASH]},
+                              {"error": {"kind": "stall", "hang_seconds": 600,
+                                         "keepalive_seconds": 0.5,
+                                         "partial_text": "Now I will build"}}]},
     },
     "probe-404": {
         "schema_version": 1,

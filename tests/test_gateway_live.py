@@ -24,7 +24,8 @@ from harness.gateway.errors import (
     UpstreamError,
     classify_stream_error,
 )
-from harness.gateway.proxy import RecordingProxy
+from harness.gateway.protocols import ChatCompletions
+from harness.gateway.proxy import RecordingProxy, _Handler
 from harness.gateway.simulator import Simulator
 from harness.session.upstream import Upstream
 from harness.spend import key_check
@@ -34,6 +35,7 @@ from records.inputs import load_cohort, load_round
 KEY = "sk-or-v1-live-behaviour-test"
 BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
 PRICES = {"prompt": "0.00001", "completion": "0.0001"}
+FINISH = b'data: {"id": "g", "choices": [{"delta": {}, "finish_reason": "stop"}]}\n\n'
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +49,14 @@ def sim() -> Iterator[Simulator]:
                                          "message": "Rate limit exceeded"}}]),
         script("lab/str-1", [{"error": {"kind": "midstream", "code": "server_error",
                                         "message": "Internal Server Error"}}]),
+        script("lab/cut-1", [{"text": "I will now write the page and", "error": {
+            "kind": "truncate"}}]),
+        script("lab/stall-after-1", [{"error": {"kind": "stall", "hang_seconds": 30,
+                                                "keepalive_seconds": 0.2,
+                                                "partial_text": "Writing the page"}}]),
+        script("lab/silent-after-1", [{"error": {"kind": "stall", "hang_seconds": 30,
+                                                 "keepalive_seconds": 30,
+                                                 "partial_text": "Writing the page"}}]),
         script("lab/flaky-1", [{"tool_calls": [BASH]},
                                {"error": {"kind": "http", "status": 503, "times": 1}},
                                {"text": "recovered"}]),
@@ -90,6 +100,57 @@ def test_a_stall_past_the_outage_window_is_ended_as_a_provider_stall(
     assert (record.status, record.error_class) == (200, ErrorClass.PROVIDER_STALL)
     assert record.keepalive_wait_ms is not None and record.keepalive_wait_ms >= 1000
     assert state.stalls == 1 and summarize(tmp_path / "g.jsonl").stalls == 1
+
+
+def test_a_stall_after_the_last_byte_is_a_provider_stall_too(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """Keep-alives after some text, or silence after it: no data for the window either way."""
+    for model in ("lab/stall-after-1", "lab/silent-after-1"):
+        log = tmp_path / f"{model.split('/')[1]}.jsonl"
+        with proxy(sim, log, stall_seconds=1.0, upstream_read_timeout=1.5) as p:
+            with pytest.raises(httpx.HTTPError):
+                chat(p.base_url, model).raise_for_status().read()
+            state = p.state
+        (record,) = read_exchanges(log)
+        assert (record.status, record.error_class) == (200, ErrorClass.PROVIDER_STALL), model
+        assert "Writing the page" in (record.response or "") and state.stalls == 1
+        assert summarize(log).stalls == 1 and not record.delivered
+
+
+def test_a_stream_cut_before_its_finish_reason_is_a_truncated_stream(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """Live: a provider's stream can end with `[DONE]` but no finish_reason and no usage chunk;
+    OpenCode takes it as a finished turn, so the proxy must not."""
+    log = tmp_path / "g.jsonl"
+    with proxy(sim, log) as p:
+        raw = chat(p.base_url, "lab/cut-1").text
+        state = p.state
+    assert raw.rstrip().endswith("data: [DONE]") and '"finish_reason": null' in raw
+    (record,) = read_exchanges(log)
+    assert (record.status, record.error_class) == (200, ErrorClass.TRUNCATED_STREAM)
+    assert record.finish_reason is None and record.usage is None and not record.delivered
+    assert "with [DONE], without usage" in (record.error_message or "")
+    assert state.truncated == 1 and summarize(log).truncated == 1
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        (b"data: [DONE]\n\n", ErrorClass.TRUNCATED_STREAM),  # no finish_reason
+        (b"", ErrorClass.TRUNCATED_STREAM),  # no finish_reason, no [DONE]
+        (FINISH, ErrorClass.MALFORMED_RESPONSE),  # a finish_reason but no [DONE]
+        (FINISH + b"data: [DONE]\n\n", None),  # whole
+    ],
+)
+def test_how_a_stream_ends_decides_its_class(tail: bytes, expected: ErrorClass | None) -> None:
+    reader = ChatCompletions().stream_reader()
+    reader.feed(b'data: {"id": "g", "choices": [{"delta": {"content": "half"}}]}\n\n' + tail)
+    record = ExchangeRecord(time="t", index=1, kind="chat", method="POST", path="/x", status=200,
+                            latency_ms=1.0, streamed=True)  # fmt: skip
+    _Handler._observe(record, reader.close(), b"")
+    assert record.error_class == expected
 
 
 @pytest.mark.parametrize(

@@ -113,12 +113,13 @@ def test_session_json_of_schema_1_loads_with_the_round_ceilings(tmp_path: Path) 
     assert record.schema_version == 1
     assert record.ceilings.wall_clock_minutes == 30 and record.ceilings.wall_clock_seconds == 1800
     write_record(path, session())
-    assert json.loads(path.read_text())["schema_version"] == 4
+    assert json.loads(path.read_text())["schema_version"] == 5
 
 
 def test_session_json_before_resource_limit_loads(tmp_path: Path) -> None:
     """Schema 4 added the stop status `resource_limit` and the fields `resource_limit` and
-    `attribution`; a schema 2 or 3 file has none of them and still loads."""
+    `attribution`; a schema 2 or 3 file has none of them and still loads (nor does a schema 4 file
+    have schema 5's `lingered_seconds`)."""
     for version in (2, 3):
         legacy = session(stop_status="time_ceiling").model_dump(mode="json")
         legacy["schema_version"] = version
@@ -129,6 +130,11 @@ def test_session_json_before_resource_limit_loads(tmp_path: Path) -> None:
         record = read_record(path, SessionRecord)
         assert (record.schema_version, record.stop_status) == (version, "time_ceiling")
         assert (record.resource_limit, record.attribution) == (None, "")
+    legacy = session().model_dump(mode="json")
+    legacy["schema_version"] = 4
+    legacy.pop("lingered_seconds")  # schema 5 added it: a schema 4 file never lingered
+    write_json(path := tmp_path / "session-4.json", legacy)
+    assert read_record(path, SessionRecord).lingered_seconds is None
     limited = session(stop_status="resource_limit", resource_limit="nproc: stopped")
     path = tmp_path / "session.json"
     write_record(path, limited)

@@ -60,6 +60,12 @@ def test_cost_bands(cost: float | None, points: float) -> None:
         # the runner stops a time-ceiling session a moment after 30:00: counted up to the ceiling
         ({"stop_status": "time_ceiling", "elapsed_seconds": 1800.4}, {"time": 0.5}),
         ({"stop_status": "time_ceiling", "elapsed_seconds": 1803.0}, {"time": 0.5}),
+        # an agent the runner ended after its final step: completed, time up to that step, and
+        # no clean exit (it did not exit)
+        (
+            {"exit_code": -15, "elapsed_seconds": 1225.0, "lingered_seconds": 31.0},
+            {"completion": 2, "time": 1, "clean_exit": 0},
+        ),
     ],
 )
 def test_efficiency_components(overrides: dict[str, Any], expected: dict[str, float]) -> None:
@@ -90,3 +96,11 @@ def test_a_time_ceiling_stop_says_how_its_time_was_counted() -> None:
     assert "session.json#ceilings" in time.sources
     completed = session(elapsed_seconds=1800.4)  # no ceiling stop: the elapsed time as recorded
     assert next(c for c in score_efficiency(completed).components if c.name == "time").points == 0
+
+
+def test_a_lingering_agent_says_how_its_time_was_counted() -> None:
+    record = session(exit_code=-15, elapsed_seconds=1225.0, lingered_seconds=31.0)
+    parts = {c.name: c for c in score_efficiency(record).components}
+    assert "elapsed 20:25, counted up to the agent's final step as 19:54" in parts["time"].reason
+    assert "session.json#lingered_seconds" in parts["time"].sources
+    assert "did not exit after its final step" in parts["clean_exit"].reason

@@ -10,14 +10,17 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from session_support import demo_round, freeze_demo
 
 from harness import order as run_order
+from harness.agents import Launch, OpenCodeAgent
 from harness.replacement import ReplacementRefused, create_replacement
+from harness.session import run as session_run
 from harness.session.process import process_alive
-from harness.session.sandbox import bwrap_available
+from harness.session.sandbox import SandboxSpec, bwrap_available
 from harness.unit import UnitRefused, run_unit
 from records import layout
 from records.evidence.agent import AgentTrace
@@ -99,6 +102,57 @@ def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> No
         create_replacement("showcase", "outage-lite-r1", "again", evidence_dir=evidence)
     with pytest.raises(ReplacementRefused, match="without replacement.json"):
         run_unit("showcase", "swap-lite", evidence_dir=evidence, replacement=1)
+
+
+def test_a_truncated_stream_is_the_providers_never_a_completed_turn(evidence: Path) -> None:
+    """OpenCode takes a stream cut before its finish_reason as a finished turn and exits 0."""
+    record = run_unit("showcase", "cut-lite", evidence_dir=evidence, check_order=False)
+    assert (record.failure_class, record.validity, record.attribution) == (
+        "provider_outage", "invalid", "provider-truncated")  # fmt: skip
+    assert record.gateway.truncated == 1 and "truncated stream" in record.failure_detail
+    replacement = create_replacement(
+        "showcase", "cut-lite-r1", "the provider cut a stream", evidence_dir=evidence
+    )
+    assert replacement.replacement_unit == "cut-lite-r1-x1"
+
+
+def test_a_stall_after_the_first_words_ends_the_session_as_an_outage(evidence: Path) -> None:
+    started = time.monotonic()
+    record = run_unit(
+        "showcase", "stall-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
+    )
+    assert time.monotonic() - started < 120  # not the 600 s stall, not the wall clock
+    assert (record.stop_status, record.failure_class, record.validity) == (
+        "provider_outage", "provider_outage", "invalid")  # fmt: skip
+    assert record.gateway.stalls >= 1 and "no data" in record.failure_detail
+
+
+class LingeringOpenCode(OpenCodeAgent):
+    """OpenCode whose process stays after its run is over, as the binary of upstream issue 44901
+    does after logging its final `step_finish` (reason stop)."""
+
+    def prepare(self, spec: SandboxSpec, **kwargs: Any) -> Launch:
+        launch = super().prepare(spec, **kwargs)
+        linger = ["/bin/sh", "-c", '"$@"; exec sleep 600', "opencode"]
+        return Launch(command=[*linger, *launch.command], stdin=launch.stdin)
+
+
+def test_an_agent_that_finished_but_does_not_exit_completed_without_a_clean_exit(
+    evidence: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_run, "LINGER_SECONDS", 3.0)
+    started = time.monotonic()
+    record = run_unit(
+        "showcase", "quick-lite", evidence_dir=evidence, check_order=False,
+        agent=LingeringOpenCode(),
+    )  # fmt: skip
+    assert time.monotonic() - started < 90  # not the 10-minute linger, not the wall clock
+    assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
+        "completed", "valid", "none", "agent-lingered")  # fmt: skip
+    assert record.lingered_seconds is not None and 3.0 <= record.lingered_seconds < 15
+    assert record.exit_code != 0 and "did not exit after its final step" in record.failure_detail
+    parts = {c.name: c.points for c in score_efficiency(record).components}
+    assert (parts["completion"], parts["clean_exit"]) == (2.0, 0.0)
 
 
 def test_changed_prompt_means_invalid_and_no_session(

@@ -14,8 +14,11 @@ agent's transport retry (recorded), after a delivered completion a harness retry
 Steps past the ceiling are refused without reaching upstream; with catalogue `prices`, the hard
 budget lowers `max_tokens` so the worst case fits what is left (`budget.py`) and refuses the step
 when nothing fits. Responses stream back unchanged while the proxy reads model, provider,
-generation id, usage, keep-alives and errors (in-stream errors classed by their code); a stream
-with only keep-alives for `stall_seconds` is ended as a provider stall. One `ExchangeRecord` per
+generation id, usage, keep-alives and errors (in-stream errors classed by their code). A stream
+that brings no data for `stall_seconds` (keep-alives only, before its first chunk or after its last
+one, or silence once it started) is ended as a provider stall; a stream that ends without a
+finish_reason is a truncated stream (an agent would take it as a whole turn). Both are counted in
+`state` for the runner, which ends the session as the provider's failure. One `ExchangeRecord` per
 request is appended to `log_path`; the key string is redacted from every line.
 """
 
@@ -75,6 +78,7 @@ class ProxyState:
     upstream_errors: int = 0
     provider_errors: int = 0  # the provider's failures (harness.attribution.PROVIDER_ERRORS)
     stalls: int = 0
+    truncated: int = 0
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
 
@@ -137,9 +141,11 @@ class RecordingProxy:
         self._last_conversation: str | None = None
         self._last_delivered: bool | None = None  # None: the last metered request is in flight
         self._last_index = 0  # the last metered request's index
+        self._settled: set[int] = set()  # metered requests whose outcome is counted
         self._reserved = 0.0
         self._tokens_per_byte = 0.0
         self._ceiling_called = False
+        self.read_timeout = upstream_read_timeout
         self._http = httpx.Client(
             timeout=httpx.Timeout(30.0, read=upstream_read_timeout),
             trust_env=False,
@@ -205,6 +211,12 @@ class RecordingProxy:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @property
+    def in_flight(self) -> int:
+        """Requests the proxy is handling right now."""
+        with self._lock:
+            return self._in_flight
 
     # -- bookkeeping (called from handler threads) -----------------------------------------------
     @contextmanager
@@ -299,31 +311,40 @@ class RecordingProxy:
             self._state = replace(self._state, requests=self._state.requests + 1)
             return self._state.requests
 
-    def settle(self, index: int, delivered: bool) -> None:
-        """Set the retry baseline before the client can read the end of request `index`.
+    def settle(self, record: ExchangeRecord) -> None:
+        """Count a metered exchange's outcome before the client can read its last byte (once).
 
         A client that retries at once must find the previous outcome settled: a request that
-        repeats an undelivered one is a transport retry, whatever the machine's load. Only the
-        latest metered request sets it (a late settlement of an older one changes nothing)."""
+        repeats an undelivered one is a transport retry, whatever the machine's load (only the
+        latest metered request sets that baseline). The runner, which polls `state`, sees a
+        failure even when the agent exits the moment the failed response ends."""
+        error = record.error_class
         with self._lock:
-            if index == self._last_index:
-                self._last_delivered = delivered
+            if record.index in self._settled:
+                return
+            self._settled.add(record.index)
+            if record.index == self._last_index:
+                self._last_delivered = record.delivered
+            s = self._state
+            self._state = replace(
+                s,
+                upstream_errors=s.upstream_errors + (error is not None),
+                provider_errors=s.provider_errors + (error in PROVIDER_ERRORS),
+                stalls=s.stalls + (error == ErrorClass.PROVIDER_STALL),
+                truncated=s.truncated + (error == ErrorClass.TRUNCATED_STREAM),
+            )
 
     def account(self, record: ExchangeRecord, reserved: float) -> None:
-        """Settle a finished metered exchange: budget spend, errors, the retry baseline."""
+        """Close a finished metered exchange's books: its budget spend, and the retry baseline
+        once more (a client that hung up at the last byte was not delivered to after all)."""
+        self.settle(record)
         record.budget_cost_usd = round(self.budget_cost(record, reserved), 10)
         with self._lock:
             s = self._state
             self._reserved = max(0.0, self._reserved - reserved)
             if record.index == self._last_index:
                 self._last_delivered = record.delivered
-            self._state = replace(
-                s,
-                cost_usd=s.cost_usd + record.budget_cost_usd,
-                upstream_errors=s.upstream_errors + (record.error_class is not None),
-                provider_errors=s.provider_errors + (record.error_class in PROVIDER_ERRORS),
-                stalls=s.stalls + (record.error_class == ErrorClass.PROVIDER_STALL),
-            )
+            self._state = replace(s, cost_usd=s.cost_usd + record.budget_cost_usd)
 
     def redact(self, text: str) -> str:
         if len(self.api_key) < MIN_REDACTED_KEY:
@@ -492,13 +513,14 @@ class _Handler(BaseHTTPRequestHandler):
             status=0, latency_ms=0.0, streamed=protocol.streaming(forwarded),
         )  # fmt: skip
         if admission.refusal is not None:
-            proxy.settle(admission.index, False)
+            record.status, record.refused = 400, admission.refusal
+            proxy.settle(record)
             sent = self._error(
                 400,
                 f"{admission.refusal_reason}: request refused by the benchmark harness",
                 reason=admission.refusal,
             )
-            record.status, record.refused, record.response = 400, admission.refusal, sent.decode()
+            record.response = sent.decode()
             record.error_message = admission.refusal_reason
             record.latency_ms = (time.monotonic() - started) * 1000
             proxy.account(record, 0.0)
@@ -521,6 +543,7 @@ class _Handler(BaseHTTPRequestHandler):
         hasher = hashlib.sha256()
         sent_at = time.monotonic()
         first_data: list[float] = []
+        last_data = [sent_at, 0.0]  # when the last data chunk came, and how many chunks by then
 
         def tap(data: bytes) -> None:
             if len(captured) < MAX_RESPONSE_CHARS:
@@ -531,15 +554,19 @@ class _Handler(BaseHTTPRequestHandler):
             hasher.update(data)
             if streaming:
                 reader.feed(data)
-                if not first_data and reader.observation.chunks:
+                chunks = reader.observation.chunks
+                if chunks and not first_data:
                     first_data.append(time.monotonic())
+                if chunks != last_data[1]:
+                    last_data[:] = [time.monotonic(), chunks]
 
         def stalled() -> bool:
-            """Only keep-alives for longer than the outage window: end it as a provider stall."""
+            """Keep-alives but no data for longer than the outage window, before the first chunk
+            or after the last: end it as a provider stall."""
             obs = reader.observation
-            if not streaming or proxy.stall_seconds is None or obs.chunks or obs.done:
+            if not streaming or proxy.stall_seconds is None or obs.done or obs.finish_reason:
                 return False
-            return obs.comments > 0 and time.monotonic() - sent_at > proxy.stall_seconds
+            return obs.comments > 0 and time.monotonic() - last_data[0] > proxy.stall_seconds
 
         def finish(disconnected: bool) -> None:
             """Judge the whole response, then settle the retry baseline (before its last byte)."""
@@ -552,12 +579,14 @@ class _Handler(BaseHTTPRequestHandler):
                 waited_until = first_data[0] if first_data else time.monotonic()
                 record.keepalive_wait_ms = round((waited_until - sent_at) * 1000, 1)
             if stall:
+                record.keepalive_wait_ms = round((time.monotonic() - last_data[0]) * 1000, 1)
+                where = f"after chunk {obs.chunks}" if obs.chunks else "before the first chunk"
                 record.error_class = ErrorClass.PROVIDER_STALL
                 record.error_message = (
-                    f"provider stall: only keep-alive comments for more than the outage window "
-                    f"({proxy.stall_seconds:g} s); the proxy ended the request"
+                    f"provider stall: only keep-alive comments, no data, for more than the outage "
+                    f"window ({proxy.stall_seconds:g} s) {where}; the proxy ended the request"
                 )
-            proxy.settle(record.index, record.delivered)
+            proxy.settle(record)
 
         try:
             payload = json.dumps(forwarded).encode()
@@ -581,14 +610,22 @@ class _Handler(BaseHTTPRequestHandler):
         proxy.write(record)
 
     def _upstream_failure(self, record: ExchangeRecord, exc: httpx.HTTPError) -> None:
-        if record.kind == "chat":
-            self.proxy.settle(record.index, False)
         record.error_class = ErrorClass.CONNECTION
         record.error_message = self.proxy.redact(f"{type(exc).__name__}: {exc}")
         if record.status:  # failed mid-relay: headers already sent, just drop the connection
             self.close_connection = True
+            if record.kind == "chat" and isinstance(exc, httpx.ReadTimeout):
+                record.error_class = ErrorClass.PROVIDER_STALL
+                record.error_message = (
+                    "provider stall: the stream sent nothing for the upstream read timeout "
+                    f"({self.proxy.read_timeout:g} s); the proxy ended the request"
+                )
+            if record.kind == "chat":
+                self.proxy.settle(record)
             return
         record.status = 502
+        if record.kind == "chat":
+            self.proxy.settle(record)
         try:
             self._error(502, "upstream gateway unreachable or timed out", reason="connection")
         except OSError:
@@ -615,9 +652,19 @@ class _Handler(BaseHTTPRequestHandler):
             code = (obs.error or {}).get("code")
             message = str((obs.error or {}).get("message") or "finish_reason error")
             record.error_message = f"in-stream error (code {code!r}): {message}"
-        elif obs.malformed or (record.streamed and not obs.done and not record.client_disconnected):
+        elif obs.malformed:
             record.error_class = ErrorClass.MALFORMED_RESPONSE
-            record.error_message = f"malformed or unterminated stream: {obs.malformed[:1]}"
+            record.error_message = f"malformed stream: {obs.malformed[:1]}"
+        elif record.streamed and not record.client_disconnected and not obs.finish_reason:
+            record.error_class = ErrorClass.TRUNCATED_STREAM
+            record.error_message = (
+                f"truncated stream: it ended ({'with' if obs.done else 'without'} [DONE], "
+                f"{'with' if obs.usage else 'without'} usage) before any finish_reason, after "
+                f"{obs.chunks} chunks"
+            )
+        elif record.streamed and not obs.done and not record.client_disconnected:
+            record.error_class = ErrorClass.MALFORMED_RESPONSE
+            record.error_message = "unterminated stream: a finish_reason but no [DONE]"
 
     # -- everything else -----------------------------------------------------------------------
     def _other(self, method: str, raw: bytes | None) -> None:

@@ -19,11 +19,13 @@ from records.inputs import Candidate, RoundSettings
 from records.layout import SessionPaths
 
 OUTAGE_SECONDS = 300.0
+LINGER_SECONDS = 30.0
 CEILING_STOPS: dict[str, StopStatus] = {
     "time": "time_ceiling",
     "outage": "provider_outage",
     "step_ceiling": "step_ceiling",
     "budget_ceiling": "budget_ceiling",
+    "lingered": "completed",
 }
 
 
@@ -51,6 +53,39 @@ class OutageWatch:
         return failing >= 2 and time.monotonic() - self.since >= self.seconds
 
 
+class LingerWatch:
+    """Ends an agent whose run is over but whose process does not exit.
+
+    OpenCode can log its final `step_finish` (reason stop) and never exit (upstream issue 44901);
+    waiting for it would turn a finished session into a time-ceiling stop scored against the
+    model. The run is over when the agent's own trace says so (`AgentTrace.finished_normally`),
+    no request is in flight at the proxy and the log has not grown for `seconds`. The log is
+    re-read at most every `CHECK_SECONDS`, and only when it grew.
+    """
+
+    CHECK_SECONDS = 1.0
+
+    def __init__(self, agent: Agent, events: Path, seconds: float) -> None:
+        self.agent, self.events, self.seconds = agent, events, seconds
+        self.size = -1
+        self.checked = 0.0
+        self.ended_at: float | None = None  # when the final step was seen (monotonic)
+
+    def __call__(self, in_flight: int) -> bool:
+        now = time.monotonic()
+        if in_flight:
+            self.size, self.ended_at = -1, None  # read the log again once the request is done
+            return False
+        if now - self.checked >= self.CHECK_SECONDS:
+            self.checked = now
+            size = self.events.stat().st_size if self.events.exists() else 0
+            if size != self.size:
+                self.size = size
+                ended = self.agent.read_trace(self.events).finished_normally
+                self.ended_at = now if ended else None
+        return self.ended_at is not None and now - self.ended_at >= self.seconds
+
+
 @dataclass
 class SessionOutcome:
     process: ProcessOutcome
@@ -58,6 +93,7 @@ class SessionOutcome:
     gateway: GatewaySummary
     stop_status: StopStatus
     isolation: Isolation
+    lingered_seconds: float | None = None  # the runner ended an agent that did not exit
 
     @property
     def limit_description(self) -> str:
@@ -127,16 +163,17 @@ def run_session(
                 progress.update("session", state.steps, state.cost_usd)
 
         outage = OutageWatch(outage_seconds)
+        linger = LingerWatch(agent, files.events, LINGER_SECONDS)
 
         def ceiling() -> str | None:
             state = proxy.state
             if state.ceiling:
                 return state.ceiling
-            if state.stalls:  # only keep-alives for longer than the outage window
+            if state.stalls or state.truncated:  # no data for the outage window, or a cut turn
                 return "outage"
-            return (
-                "outage" if outage(state.requests, state.provider_errors, state.refused) else None
-            )
+            if outage(state.requests, state.provider_errors, state.refused):
+                return "outage"
+            return "lingered" if linger(proxy.in_flight) else None
 
         # The worktree and HOME belong to the sandbox's host uid while it runs, and to the
         # harness again when `launch` closes (before any evidence is read from them).
@@ -158,6 +195,9 @@ def run_session(
                 label=" ".join([Path(launch.command[0]).name, *launch.command[1:2]]),
             )
         isolation = spec.isolation()
+    lingered = None
+    if process.ceiling == "lingered" and linger.ended_at is not None:
+        lingered = round(time.monotonic() - linger.ended_at, 1)
     gateway = summarize(files.gateway)
     return SessionOutcome(
         process=process,
@@ -165,4 +205,5 @@ def run_session(
         gateway=gateway,
         stop_status=stop_status(process, gateway),
         isolation=isolation,
+        lingered_seconds=lingered,
     )

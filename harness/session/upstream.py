@@ -95,7 +95,8 @@ def unit_proxy(
     stall_seconds: float | None = None,
 ) -> Iterator[RecordingProxy]:
     """The recording proxy with the frozen policy, this round's step ceiling and hard budget
-    (catalogue prices), and `stall_seconds` (default: the round's outage window)."""
+    (catalogue prices), and `stall_seconds` (default: the round's outage window) as the longest
+    a stream may bring no data, with keep-alives or in silence."""
     proxy = RecordingProxy(
         upstream=upstream.base_url,
         api_key=upstream.api_key,
@@ -107,6 +108,7 @@ def unit_proxy(
         fetch_generation=upstream.paid,
         prices=catalogue_prices(upstream, candidate.route),
         stall_seconds=stall_seconds or settings.ceilings.outage_seconds,
+        upstream_read_timeout=stall_seconds or settings.ceilings.outage_seconds,
     )
     with proxy:
         yield proxy

@@ -270,7 +270,9 @@ class AgentTrace(Root):
 
     @property
     def finished_normally(self) -> bool:
-        return bool(self.finish_reasons) and self.finish_reasons[-1] == "stop" and not self.errors
+        """The run is over: its last step closed with reason "stop" (the model answered without a
+        tool call) and no error was logged."""
+        return bool(self.steps) and self.steps[-1].finish_reason == "stop" and not self.errors
 
 
 class CommandsRecord(Root):

@@ -28,7 +28,9 @@ class ErrorClass(StrEnum):
     MIDSTREAM_ERROR = "midstream_error"  # HTTP 200 stream with an `error` chunk
     MALFORMED_RESPONSE = "malformed_response"  # not the JSON/SSE shape we expect
     CONNECTION = "connection"  # connect failure, reset, timeout
-    PROVIDER_STALL = "provider_stall"  # only keep-alive comments for longer than the outage window
+    PROVIDER_STALL = "provider_stall"  # no data for longer than the outage window (keep-alives
+    # only, before the first chunk or after the last one, or silence once the stream started)
+    TRUNCATED_STREAM = "truncated_stream"  # a 200 stream that ended without a finish_reason
     # What the model's own conversation caused (OpenRouter's `error.metadata.error_type`, its
     # documented 403 moderation error, or the provider's context-length message):
     CONTEXT_LENGTH = "context_length"  # 400 context_length_exceeded / token_limit_exceeded
@@ -219,9 +221,11 @@ class GatewaySummary(Root):
 
     Schema 2: `cost_usd` is None when any served response's cost is unknown (its budget estimate
     is in `cost_estimate_usd`); transport retries, stalls and max_tokens changes are counted.
+    Schema 3: truncated streams are counted (`truncated`; 0 in older files, which classed a stream
+    that ended without `[DONE]` as malformed and one with `[DONE]` but no finish_reason as clean).
     """
 
-    schema_version: int = 2
+    schema_version: int = 3
     requests: int = 0
     chat_requests: int = 0
     steps: int = 0
@@ -241,7 +245,10 @@ class GatewaySummary(Root):
         default=0.0, description="what the hard budget counted (known costs + estimates)"
     )
     unknown_cost_responses: int = 0
-    stalls: int = Field(default=0, description="requests ended after only keep-alives")
+    stalls: int = Field(default=0, description="requests ended after no data for the outage window")
+    truncated: int = Field(
+        default=0, description="200 streams that ended without a finish_reason (cut upstream)"
+    )
     longest_keepalive_wait_ms: float | None = None
     max_tokens_changes: list[MaxTokensChange] = Field(default_factory=list)
     ended_on_budget_cut: bool = Field(
@@ -342,6 +349,7 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
             summary.upstream_errors += 1
             classes[rec.error_class.value] += 1
             summary.stalls += rec.error_class == ErrorClass.PROVIDER_STALL
+            summary.truncated += rec.error_class == ErrorClass.TRUNCATED_STREAM
         for model in rec.models_seen or ([rec.model] if rec.model else []):
             _add(summary.observed_models, model)
         _add(summary.observed_providers, rec.provider)

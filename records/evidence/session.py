@@ -7,7 +7,8 @@ adds `worktree_archive_sha256` (the evaluator refuses an archive that no longer 
 files load without it (None: nothing to check). Schema 4 adds the stop status `resource_limit`
 (a sandbox limit ended the session), `resource_limit` (the limit's one-line description) and
 `attribution` (the row of `harness.attribution.TABLE` that decided the failure class); older files
-load without them.
+load without them. Schema 5 adds `lingered_seconds` (an agent that logged its final step and did
+not exit, ended by the runner); older files load with None, as no runner ended a lingering agent.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Identity(Record):
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 4
+    schema_version: int = 5
     unit: str
     round_id: str
     model_key: str
@@ -81,6 +82,12 @@ class SessionRecord(Root):
     )
     exit_code: int | None
     elapsed_seconds: float
+    lingered_seconds: float | None = Field(
+        default=None,
+        description="schema 5: the agent logged its final step (reason stop) but did not exit; "
+        "the runner ended it this many seconds later (the stop is completed, the time is counted "
+        "to the final step, the clean-exit point is withheld). None: no linger (or older files)",
+    )
     tokens: Tokens
     cost_usd: float | None = Field(description="from the gateway record, not the agent's estimate")
     gateway: GatewaySummary

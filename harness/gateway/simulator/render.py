@@ -92,8 +92,8 @@ def argument_pieces(arguments: str) -> list[str]:
     return [piece for key in keys for piece in _pieces(key, ARG_FRAGMENT)]
 
 
-def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes]:
-    """The SSE body, event by event (each ends in a blank line)."""
+def _chunk(reply: Reply, generation_id: str, created: int, choices: list[dict[str, Any]],
+           **extra: Any) -> bytes:  # fmt: skip
     head = {
         "id": generation_id,
         "provider": reply.provider,
@@ -101,9 +101,23 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
         "object": "chat.completion.chunk",
         "created": created,
     }
+    return b"data: " + json.dumps({**head, "choices": choices, **extra}).encode() + b"\n\n"
+
+
+def text_events(reply: Reply, generation_id: str, created: int, text: str) -> Iterator[bytes]:
+    """The opening of a streamed answer: the role delta, then `text` in fragments."""
+    for d in [{"role": "assistant", "content": ""}] + [
+        {"content": piece} for piece in _pieces(text, TEXT_FRAGMENT) if piece
+    ]:
+        choice = {"index": 0, "delta": d, "finish_reason": None, "native_finish_reason": None}
+        yield _chunk(reply, generation_id, created, [choice])
+
+
+def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes]:
+    """The SSE body, event by event (each ends in a blank line)."""
 
     def chunk(choices: list[dict[str, Any]], **extra: Any) -> bytes:
-        return b"data: " + json.dumps({**head, "choices": choices, **extra}).encode() + b"\n\n"
+        return _chunk(reply, generation_id, created, choices, **extra)
 
     def finish_choice(finish: str | None, native: str | None) -> list[dict[str, Any]]:
         return [{"index": 0, "delta": {"content": "", "role": "assistant"},
@@ -115,6 +129,12 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
         )
 
     yield KEEPALIVE
+    if reply.error is not None and reply.error.kind == "truncate":
+        yield from text_events(
+            reply, generation_id, created, reply.error.partial_text or reply.text
+        )
+        yield b"data: [DONE]\n\n"  # no finish_reason, no usage: cut upstream
+        return
     yield delta({"role": "assistant", "content": ""})
     if reply.error is not None and reply.error.kind == "midstream":
         if reply.error.partial_text:

@@ -326,7 +326,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if body.get("stream"):
             return self._stream(reply, body, generation_id)
-        if error is not None:  # a failure after routing: HTTP 200 with an error body
+        if error is not None and error.kind != "truncate":  # after routing: a 200 error body
             return self._send(200, json.dumps(render.body_error(error)).encode(),
                               generation_id=generation_id)  # fmt: skip
         self._served(generation_id, reply, streamed=False)
@@ -364,6 +364,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         try:
+            if stall is not None and stall.partial_text:  # a stall after the last byte
+                for event in render.text_events(
+                    reply, generation_id, int(time.time()), stall.partial_text
+                ):
+                    send(event)
             if stall is not None:
                 deadline = time.monotonic() + stall.hang_seconds
                 while time.monotonic() < deadline:
@@ -372,7 +377,7 @@ class _Handler(BaseHTTPRequestHandler):
                     if self.sim.stopping.wait(max(pause, 0.0)):
                         return None
                 reply.error = None
-            if reply.error is None:
+            if reply.error is None or reply.error.kind == "truncate":  # a cut stream is billed
                 self._served(generation_id, reply, streamed=True)
             for event in render.sse_events(reply, generation_id, int(time.time())):
                 send(event)

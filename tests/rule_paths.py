@@ -213,6 +213,9 @@ FINDERS: dict[str, Finder] = {
     ),
     "provider-outage": lambda ev: _keys(_own(ev, "provider_outage")),
     "harness-failure": lambda ev: _keys(ev.rows(status="harness_failure")),
+    "truncated-stream": lambda ev: _keys(
+        [r for r in _own(ev, "provider_outage") if r["failure_detail"].startswith("truncated")]
+    ),
     "documented-replacement": _replacement,
     "superseded-unit": _superseded,
     "preflight-two-of-three": lambda ev: {

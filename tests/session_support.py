@@ -1,6 +1,6 @@
 """Helpers for the session tests: a frozen demo round in a scratch evidence folder, plus test-only
-scripted models added to the demo cohort (the escape artist, a lean identity swap, outage, a cut
-stream and a stall after the first words).
+scripted models added to the demo cohort (the escape artist, a lean identity swap, outage, a stall
+after the first words and a quick finisher).
 
 Usable from pytest (pass `monkeypatch.setattr`) and from a child process (plain setattr).
 """
@@ -61,15 +61,6 @@ EXTRA: dict[str, dict[str, Any]] = {
         "catalogue": {"id": "demo-brisk/lite-1", "canonical_slug": "demo-brisk/lite-1",
                       "name": "Brisk lite", **CATALOGUE},
         "session": {"turns": [{"tool_calls": [BASH]}, {"text": "Done."}]},
-    },
-    "cut-lite": {
-        "schema_version": 1,
-        "description": "One good turn, then a stream its provider cuts before the finish_reason.",
-        "catalogue": {"id": "demo-shears/lite-1", "canonical_slug": "demo-shears/lite-1",
-                      "name": "Shears lite", **CATALOGUE},
-        "session": {"turns": [{"tool_calls": [BASH]},
-                              {"text": "Now I will build the venue pages and",
-                               "error": {"kind": "truncate"}}]},
     },
     "stall-lite": {
         "schema_version": 1,

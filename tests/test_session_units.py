@@ -106,14 +106,14 @@ def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> No
 
 def test_a_truncated_stream_is_the_providers_never_a_completed_turn(evidence: Path) -> None:
     """OpenCode takes a stream cut before its finish_reason as a finished turn and exits 0."""
-    record = run_unit("showcase", "cut-lite", evidence_dir=evidence, check_order=False)
+    record = run_unit("showcase", "cut-stream", evidence_dir=evidence, check_order=False)
     assert (record.failure_class, record.validity, record.attribution) == (
         "provider_outage", "invalid", "provider-truncated")  # fmt: skip
     assert record.gateway.truncated == 1 and "truncated stream" in record.failure_detail
     replacement = create_replacement(
-        "showcase", "cut-lite-r1", "the provider cut a stream", evidence_dir=evidence
+        "showcase", "cut-stream-r1", "the provider cut a stream", evidence_dir=evidence
     )
-    assert replacement.replacement_unit == "cut-lite-r1-x1"
+    assert replacement.replacement_unit == "cut-stream-r1-x1"
 
 
 def test_a_stall_after_the_first_words_ends_the_session_as_an_outage(evidence: Path) -> None:

@@ -23,6 +23,7 @@ from harness.freeze import require_round_tools
 from harness.invalidation import UnitFacts, assess, check_identity
 from harness.preconditions import PreconditionFailed, require_preconditions
 from harness.progress import Progress
+from harness.reconcile import key_usage, key_usage_after, others_ran, reconcile
 from harness.replacement import replacement_record
 from harness.session.evidence import (
     MarkerUnreadable,
@@ -45,6 +46,7 @@ from records import layout
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
+    CostReconciliation,
     Identity,
     Isolation,
     RunningMarker,
@@ -54,7 +56,7 @@ from records.evidence.session import (
 from records.hashing import file_sha256
 from records.inputs import Candidate, RoundSettings, load_cohort, load_round
 from records.io import read_record, write_record
-from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
 from records.unit_ids import unit_id
 
 
@@ -85,6 +87,7 @@ class _UnitRun:
     agent: Agent
     paths: UnitPaths
     frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
+    rpaths: RoundPaths
 
 
 def _record(
@@ -98,6 +101,7 @@ def _record(
     outcome: SessionOutcome | None,
     harness_error: str = "",
     replacement_of: str | None = None,
+    reconciliation: CostReconciliation | None = None,
 ) -> SessionRecord:
     settings, candidate, paths, frozen = run.settings, run.candidate, run.paths, run.frozen
     gateway = outcome.gateway if outcome is not None else summarize(paths.gateway)
@@ -148,6 +152,7 @@ def _record(
         lingered_seconds=facts.lingered_seconds,
         tokens=gateway.tokens.counts(),
         cost_usd=gateway.cost_usd,
+        cost_reconciliation=reconciliation,
         gateway=gateway,
         ceilings=settings.ceilings,
         isolation=isolation,
@@ -268,12 +273,14 @@ def run_unit(
     candidate = load_cohort(settings.cohort_path).by_key(model_key)
     agent = agent or agent_for(settings.agent, f"round {round_id!r}")
     unit = unit_id(model_key, repetition, replacement)
-    paths = round_paths(round_id, evidence_dir).unit(unit)
+    rpaths = round_paths(round_id, evidence_dir)
+    paths = rpaths.unit(unit)
     if paths.session.exists():
         raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
     run = _UnitRun(
-        settings, candidate, unit, repetition, agent, paths, frozen_hashes(round_id, evidence_dir)
-    )
+        settings, candidate, unit, repetition, agent, paths,
+        frozen_hashes(round_id, evidence_dir), rpaths,
+    )  # fmt: skip
     replacing = replacement_record(paths).replaced_unit if replacement else None
     try:  # a marker that does not validate: paid work may have begun, so stop and ask
         marker = read_marker(paths, unit)
@@ -336,6 +343,7 @@ def _execute(
     def started(pid: int) -> None:
         write_marker(paths, marker.model_copy(update={"agent_pgid": pid}))
 
+    usage_before = key_usage(upstream)
     outcome = run_session(
         agent=run.agent, upstream=upstream, candidate=run.candidate, settings=run.settings,
         worktree=worktree, home=home, socket_dir=scratch / "gw",
@@ -347,10 +355,18 @@ def _execute(
     progress.update("evidence", gw.steps, gw.cost_estimate_usd, force=True)
     save_worktree_evidence(paths, worktree, base)
     save_trace(paths, outcome.trace)
+    reconciliation = reconcile(
+        metered=gw.cost_usd,
+        before=usage_before,
+        after=key_usage_after(upstream, usage_before, gw.cost_usd),
+        shared=upstream.paid  # a simulated round gives each unit its own simulator and key
+        and others_ran(run.rpaths, unit, marker.started_at, now_iso()),
+    )  # fmt: skip
     record = _record(
         run, marker=marker, stop=outcome.stop_status,
         exit_code=outcome.process.exit_code, elapsed=outcome.process.elapsed_seconds,
         isolation=outcome.isolation, outcome=outcome, replacement_of=replacing,
+        reconciliation=reconciliation,
     )  # fmt: skip
     _conclude(run, record, scratch)
     progress.update(f"{record.stop_status}/{record.validity}", record.steps,

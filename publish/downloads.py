@@ -41,8 +41,10 @@ CSV_COLUMNS = (
     "harness",
     "agent",
     "evaluator_sha256",
+    "billed_usd",
 )
-"""The last five name the round on every row, so a copied file says where it came from."""
+"""Five columns name the round on every row, so a copied file says where it came from; the
+bill beside the metered cost came after them (new columns go last: positions stay)."""
 
 
 def _cell(value: Any) -> str:
@@ -85,6 +87,7 @@ def row_values(row: Row, facts: RoundFacts) -> list[Any]:
         facts.harness,
         facts.agent,
         facts.evaluator_sha,
+        row.billed_usd,
     ]
 
 

@@ -108,6 +108,8 @@ class Row:
     replaces: str | None = None  # the unit this documented replacement stands for
     evidence_missing: list[str] = field(default_factory=list)
     gates_failed: list[tuple[str, str]] = field(default_factory=list)  # (gate id, reason)
+    billed_usd: float | None = None  # the key's usage over the session, beside cost_usd
+    cost_gap_flagged: bool = False
     has_page: bool = True  # False: no evidence folder, so no unit page to link
 
     @property
@@ -354,6 +356,8 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             replaces=data.replacement_of,
             evidence_missing=list(data.evidence_missing),
             gates_failed=[(g.id, g.reason) for g in data.gates_failed],
+            billed_usd=data.billed_usd,
+            cost_gap_flagged=data.cost_gap_flagged,
         )
     )
 

@@ -59,6 +59,12 @@ class UsageSpec(Frozen):
     report_cost: bool = Field(
         default=True, description="false: usage has no `cost` (a gateway that does not say)"
     )
+    billed_factor: float = Field(
+        default=1.0,
+        gt=0,
+        description="the key's usage and the generation record charge the usage chunk's cost "
+        "times this (a stream that under-reports the bill, for cost reconciliation)",
+    )
 
 
 class ToolCallSpec(Frozen):

@@ -197,6 +197,8 @@ def _row(
         checks_not_executed=not_run,
         elapsed_seconds=s.elapsed_seconds,
         cost_usd=s.cost_usd,
+        billed_usd=s.cost_reconciliation.billed_usd if s.cost_reconciliation else None,
+        cost_gap_flagged=s.cost_reconciliation.flagged if s.cost_reconciliation else False,
         tokens=s.tokens,
         stop_status=s.stop_status,
         exit_code=s.exit_code,
@@ -219,6 +221,7 @@ def _row(
                 sources=[f"{session_src}#cost_usd"],
                 detail="from the recording gateway proxy, not the agent's estimate",
             ),
+            *_billed(s, session_src),
             Explanation(
                 field="tokens", value=str(s.tokens.total), sources=[f"{session_src}#tokens"]
             ),
@@ -417,3 +420,19 @@ def build_leaderboard(
         units=rows,
         not_testable=not_testable(ctx, {r.model_key for r in rows}),
     )
+
+
+def _billed(s: SessionRecord, source: str) -> list[Explanation]:
+    """The bill beside the metered cost, when the runner could reconcile them."""
+    r = s.cost_reconciliation
+    if r is None or r.billed_usd is None:
+        return []
+    gap = f"; gap {r.gap_usd:+.4f} USD, past {r.threshold_usd:g}" if r.flagged else ""
+    return [
+        Explanation(
+            field="billed_usd",
+            value=str(r.billed_usd),
+            sources=[f"{source}#cost_reconciliation"],
+            detail=f"the key's usage over the session beside the metered cost{gap}",
+        )
+    ]

@@ -213,6 +213,7 @@ FINDERS: dict[str, Finder] = {
     ),
     "provider-outage": lambda ev: _keys(_own(ev, "provider_outage")),
     "harness-failure": lambda ev: _keys(ev.rows(status="harness_failure")),
+    "cost-gap-flagged": lambda ev: _keys([r for r in _scored(ev) if r.get("cost_gap_flagged")]),
     "truncated-stream": lambda ev: _keys(
         [r for r in _own(ev, "provider_outage") if r["failure_detail"].startswith("truncated")]
     ),

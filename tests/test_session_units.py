@@ -153,6 +153,18 @@ def test_an_agent_that_finished_but_does_not_exit_completed_without_a_clean_exit
     assert record.exit_code != 0 and "did not exit after its final step" in record.failure_detail
     parts = {c.name: c.points for c in score_efficiency(record).components}
     assert (parts["completion"], parts["clean_exit"]) == (2.0, 0.0)
+    bill = record.cost_reconciliation  # an ordinary provider: the bill is the metered cost
+    assert bill is not None and bill.billed_usd == record.cost_usd and not bill.flagged
+
+
+def test_a_bill_above_the_metered_cost_is_flagged_beside_it(evidence: Path) -> None:
+    """The showcase's under-reporter: its streams report a tenth of what the key is charged."""
+    record = run_unit("showcase", "under-reporter", evidence_dir=evidence, check_order=False)
+    bill = record.cost_reconciliation
+    assert bill is not None and record.cost_usd is not None and record.validity == "valid"
+    assert (bill.metered_usd, bill.shared_key, bill.flagged) == (record.cost_usd, False, True)
+    assert bill.billed_usd == pytest.approx(10 * record.cost_usd)
+    assert bill.key_usage_before_usd == 0.0  # each simulated unit has its own gateway and key
 
 
 def test_changed_prompt_means_invalid_and_no_session(

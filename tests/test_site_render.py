@@ -312,6 +312,8 @@ def test_downloads(built: Path, board: Leaderboard) -> None:
     assert data["round_id"] == board.round_id and len(data["units"]) == len(board.units)
     assert data["round_kind"] == "demo" and len(data["versions"]["evaluator_sha256"]) == 64
     assert {r["evaluator_sha256"] for r in rows} == {data["versions"]["evaluator_sha256"]}
+    billed = [(r["cost_usd"], r["billed_usd"]) for r in rows if r["cost_usd"]]
+    assert billed and all(abs(float(c) - float(b)) < 1e-6 for c, b in billed)  # reconciled
 
 
 def digest(folder: Path) -> dict[str, str]:

@@ -199,6 +199,14 @@ class LeaderboardRow(Record):
     advancement: Advancement
     elapsed_seconds: float | None = Field(description="None: no readable session record")
     cost_usd: float | None
+    billed_usd: float | None = Field(
+        default=None,
+        description="schema 4: the gateway's account of the unit's cost beside the metered "
+        "cost_usd (session.json cost_reconciliation; None when not measurable or older files)",
+    )
+    cost_gap_flagged: bool = Field(
+        default=False, description="the bill differs from the metered cost past the threshold"
+    )
     tokens: Tokens | None = Field(description="None: no readable session record")
     stop_status: str
     exit_code: int | None

@@ -8,7 +8,8 @@ files load without it (None: nothing to check). Schema 4 adds the stop status `r
 (a sandbox limit ended the session), `resource_limit` (the limit's one-line description) and
 `attribution` (the row of `harness.attribution.TABLE` that decided the failure class); older files
 load without them. Schema 5 adds `lingered_seconds` (an agent that logged its final step and did
-not exit, ended by the runner); older files load with None, as no runner ended a lingering agent.
+not exit, ended by the runner) and `cost_reconciliation` (the metered cost beside the gateway's
+bill); older files load with None: no runner ended a lingering agent, nothing was reconciled.
 """
 
 from __future__ import annotations
@@ -59,6 +60,29 @@ class Identity(Record):
     contradictions: list[str] = Field(default_factory=list)
 
 
+class CostReconciliation(Record):
+    """The unit's metered cost set beside what the gateway says it billed (`harness/reconcile.py`).
+
+    The key's usage (`GET /api/v1/key`) is read before and after the session; its difference is
+    the unit's bill when no other unit spent on the key meanwhile (`shared_key` false; otherwise
+    no bill can be told apart). `gap_usd` is the bill minus the metered cost; `flagged` when it
+    exceeds `threshold_usd`."""
+
+    metered_usd: float | None = Field(description="session.cost_usd: what the proxy metered")
+    key_usage_before_usd: float | None = None
+    key_usage_after_usd: float | None = None
+    shared_key: bool = Field(
+        default=False, description="another unit of the round ran on the same key meanwhile"
+    )
+    billed_usd: float | None = Field(
+        description="the key's usage difference: the gateway's account of the unit's cost (None: "
+        "not measurable, the key shared or its usage unknown)"
+    )
+    gap_usd: float | None = Field(description="billed minus metered (None: not measurable)")
+    threshold_usd: float
+    flagged: bool
+
+
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
@@ -90,6 +114,9 @@ class SessionRecord(Root):
     )
     tokens: Tokens
     cost_usd: float | None = Field(description="from the gateway record, not the agent's estimate")
+    cost_reconciliation: CostReconciliation | None = Field(
+        default=None, description="schema 5: the metered cost beside the gateway's bill"
+    )
     gateway: GatewaySummary
     ceilings: Ceilings
     isolation: Isolation

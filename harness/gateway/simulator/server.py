@@ -342,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _served(self, generation_id: str, reply: Reply, streamed: bool) -> None:
         self.sim.remember(generation_id, reply, streamed)
-        self.sim.key.charge(reply.cost)
+        self.sim.key.charge(reply.billed)
 
     def _stream(
         self,

@@ -42,6 +42,8 @@ class Reply:
     probe: int | None = None
     workdir: str = ""
     report_cost: bool = True
+    billed_factor: float = 1.0
+    billed: float = 0.0  # what the key and the generation record charge (cost x billed_factor)
     truncated: bool = False  # cut at the request's max_tokens
 
     @property
@@ -216,6 +218,7 @@ def _account(script: ScriptedModel, turn: Turn, body: dict[str, Any], reply: Rep
     out_chars = reply.text + "".join(name + args for _, name, args in reply.tool_calls)
     reply.prompt_tokens = spec.prompt_tokens or estimate_tokens(prompt_chars)
     reply.report_cost = spec.report_cost
+    reply.billed_factor = spec.billed_factor
     reply.reasoning_tokens = spec.reasoning_tokens  # part of completion_tokens, as in OpenAI usage
     reply.completion_tokens = (spec.completion_tokens or estimate_tokens(out_chars) + 8) + (
         reply.reasoning_tokens
@@ -239,3 +242,4 @@ def _price(script: ScriptedModel, reply: Reply) -> None:
     )
     reply.completion_cost = round(reply.completion_tokens * price("completion"), 10)
     reply.cost = round(reply.prompt_cost + reply.completion_cost, 8)
+    reply.billed = round(reply.cost * reply.billed_factor, 8)

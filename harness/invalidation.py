@@ -47,17 +47,24 @@ def identity_family(route: str, expected_slug: str) -> set[str]:
 
 
 def check_identity(
-    route: str, expected_slug: str, observed: list[str], providers: list[str], generation: list[str]
+    route: str,
+    expected_slug: str,
+    observed: list[str],
+    providers: list[str],
+    generation: list[str],
+    pinned: list[str] | None = None,
 ) -> Identity:
     """Every response's `model` must be the frozen canonical slug (live OpenRouter answers with the
     route's canonical slug, so a route id or another slug there contradicts the freeze); every
-    generation record's `model` must be in the identity family."""
+    generation record's `model` must be in the identity family; with a provider pin, every
+    response must come from a pinned provider."""
     family = identity_family(route, expected_slug)
     seen = list(dict.fromkeys([*observed, *generation]))
     wrong = [m for m in observed if m != expected_slug]
     wrong = list(dict.fromkeys([*wrong, *(m for m in generation if m not in family)]))
+    outside = [p for p in providers if pinned and p not in pinned]
     verdict: IdentityVerdict = (
-        "unobserved" if not seen else ("contradicts" if wrong else "consistent")
+        "unobserved" if not seen else ("contradicts" if wrong or outside else "consistent")
     )
     return Identity(
         requested_route=route,
@@ -66,6 +73,8 @@ def check_identity(
         observed_providers=list(providers),
         verdict=verdict,
         contradictions=wrong,
+        pinned_providers=list(pinned or []),
+        provider_contradictions=outside,
     )
 
 
@@ -86,10 +95,16 @@ def assess(facts: UnitFacts) -> Assessment:
     reasons = [f"prompt/starter: {p}" for p in facts.hash_problems]
     if detail == INPUTS_CHANGED:
         reasons.append(INPUTS_CHANGED)
-    if facts.identity.verdict == "contradicts":
+    identity = facts.identity
+    if identity.verdict == "contradicts" and identity.contradictions:
         reasons.append(
-            f"identity contradicts the freeze: observed {facts.identity.contradictions}, requested "
-            f"{facts.identity.requested_route} (expected {facts.identity.expected_slug})"
+            f"identity contradicts the freeze: observed {identity.contradictions}, requested "
+            f"{identity.requested_route} (expected {identity.expected_slug})"
+        )
+    if identity.provider_contradictions:
+        reasons.append(
+            f"identity contradicts the freeze: served by {identity.provider_contradictions}, "
+            f"outside the pinned providers {identity.pinned_providers}"
         )
     if facts.human_intervention:
         reasons.append("human intervention")

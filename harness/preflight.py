@@ -118,6 +118,7 @@ def run_probe(
             gw.observed_models,
             gw.observed_providers,
             gw.generation_models,
+            [p.name for p in candidate.provider.only] if candidate.provider else None,
         )
         passed = (
             edited

@@ -113,6 +113,7 @@ def _record(
         gateway.observed_models,
         gateway.observed_providers,
         gateway.generation_models,
+        [p.name for p in candidate.provider.only] if candidate.provider else None,
     )
     hash_problems = []  # a hash not measured yet (a crash before the worktree) is no mismatch
     if marker.prompt_sha256 is not None and marker.prompt_sha256 != frozen[0]:

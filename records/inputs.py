@@ -51,6 +51,26 @@ class Unlisted(Frozen):
         return value
 
 
+class PinnedProvider(Frozen):
+    """One provider of a route, as its endpoint lists it (`GET /models/{id}/endpoints`)."""
+
+    slug: str = Field(description="the endpoint's `tag`, what provider.only and order take")
+    name: str = Field(description="the endpoint's `provider_name`, what a response reports")
+
+
+class ProviderPin(Frozen):
+    """The providers a route may be served by, frozen with the cohort.
+
+    OpenRouter reorders a route's providers per request (Auto Exacto on tool-calling requests), so
+    without a pin one unit's requests can be served by different providers and quantizations. The
+    proxy sends `provider.only` and `provider.order` (the slugs) with `allow_fallbacks: false` and
+    `require_parameters: true` (and `quantizations`, when given); a response that names any other
+    provider contradicts the frozen identity and invalidates the unit."""
+
+    only: list[PinnedProvider] = Field(min_length=1, description="in order of preference")
+    quantizations: list[str] = Field(default_factory=list)
+
+
 class Candidate(Frozen):
     key: str
     company: str
@@ -61,6 +81,9 @@ class Candidate(Frozen):
     notes: str = ""
     substitution: Substitution | None = None
     unlisted: Unlisted | None = None
+    provider: ProviderPin | None = Field(
+        default=None, description="the frozen provider policy (None: the gateway's routing)"
+    )
     scripted_model: str | None = Field(
         default=None,
         description="demo rounds only: the simulator script file under benchmark/demo/",

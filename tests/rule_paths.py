@@ -214,6 +214,13 @@ FINDERS: dict[str, Finder] = {
     "provider-outage": lambda ev: _keys(_own(ev, "provider_outage")),
     "harness-failure": lambda ev: _keys(ev.rows(status="harness_failure")),
     "cost-gap-flagged": lambda ev: _keys([r for r in _scored(ev) if r.get("cost_gap_flagged")]),
+    "invalid-provider": lambda ev: _keys(
+        [
+            r
+            for r in ev.rows(status="invalid")
+            if any("outside the pinned" in x for x in r["invalid_reasons"])
+        ]
+    ),
     "truncated-stream": lambda ev: _keys(
         [r for r in _own(ev, "provider_outage") if r["failure_detail"].startswith("truncated")]
     ),

@@ -87,6 +87,28 @@ def test_policy_is_injected(sim: Simulator, tmp_path: Path) -> None:
         assert sim.requests[-1]["reasoning"] == {"effort": "low"}
 
 
+def test_a_provider_pin_is_sent_and_a_provider_outside_it_is_refused(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """The pin goes out as provider.only and provider.order; a route that none of the pinned
+    providers serves answers 404 as live does, classed no_endpoint (the route, not our key)."""
+    with proxy_for(sim, tmp_path, policy=GatewayPolicy(only=["demo-cloud"])) as proxy:
+        drive(proxy.base_url, "lab/two-1", "go")
+    sent = sim.requests[-1]["provider"]
+    assert (sent["only"], sent["order"], sent["allow_fallbacks"]) == (["demo-cloud"],) * 2 + (
+        False,)  # fmt: skip
+    assert 'provider.only=["demo-cloud"]' in read_exchanges(tmp_path / "unit" / "gateway.jsonl")[
+        0].policy_changes  # fmt: skip
+    with proxy_for(sim, tmp_path / "b", policy=GatewayPolicy(only=["elsewhere"])) as proxy:
+        _, error = drive(proxy.base_url, "lab/two-1", "go")
+    assert isinstance(error, openai.NotFoundError)
+    (record,) = read_exchanges(tmp_path / "b" / "unit" / "gateway.jsonl")
+    assert (record.status, record.error_class) == (404, ErrorClass.NO_ENDPOINT)
+    assert "No allowed providers" in (record.error_message or "")
+    body = json.loads(record.response or "{}")
+    assert body["error"]["metadata"]["requested_providers"] == ["elsewhere"]
+
+
 def test_key_is_redacted_everywhere(sim: Simulator, tmp_path: Path) -> None:
     with proxy_for(sim, tmp_path, fetch_generation=True) as proxy:
         # the agent holds only a placeholder; the proxy adds the real key (the simulator checks it)

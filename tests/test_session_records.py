@@ -107,6 +107,13 @@ def test_identity_family_and_verdicts() -> None:
     swapped = check_identity("x/m-1", "x/m-1-20260101", ["x/m-1-20260101"], [], ["y/other"])
     assert swapped.contradictions == ["y/other"]
     assert check_identity("x/m", "x/m", [], [], []).verdict == "unobserved"
+    pinned = check_identity("x/m", "x/m", ["x/m"], ["A Cloud"], [], pinned=["A Cloud"])
+    assert (pinned.verdict, pinned.provider_contradictions) == ("consistent", [])
+    drifted = check_identity("x/m", "x/m", ["x/m"], ["A Cloud", "B Cloud"], [], ["A Cloud"])
+    assert (drifted.verdict, drifted.provider_contradictions) == ("contradicts", ["B Cloud"])
+    assert drifted.contradictions == []  # the model was right: only the provider was not
+    unpinned = check_identity("x/m", "x/m", ["x/m"], ["A Cloud", "B Cloud"], [])
+    assert unpinned.verdict == "consistent"  # no pin: the gateway's routing, shown as a mix
 
 
 def facts(**overrides: object) -> UnitFacts:

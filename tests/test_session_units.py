@@ -167,6 +167,21 @@ def test_a_bill_above_the_metered_cost_is_flagged_beside_it(evidence: Path) -> N
     assert bill.key_usage_before_usd == 0.0  # each simulated unit has its own gateway and key
 
 
+def test_an_answer_from_outside_the_pinned_providers_invalidates(evidence: Path) -> None:
+    record = run_unit("showcase", "provider-drift", evidence_dir=evidence, check_order=False)
+    assert (record.validity, record.identity.verdict) == ("invalid", "contradicts")
+    assert record.identity.pinned_providers == ["Demo Cloud"]
+    assert record.identity.provider_contradictions == ["Auto Cloud"]
+    assert record.gateway.provider_requests.get("Auto Cloud", 0) >= 1  # the mix, per provider
+    assert record.gateway.provider_requests.get("Demo Cloud", 0) >= 1
+    assert any("outside the pinned providers" in r for r in record.invalid_reasons)
+    sent = [
+        json.loads(line)["request"]["provider"]
+        for line in (round_paths("showcase", evidence).unit("provider-drift-r1").gateway).open()
+    ]
+    assert all(p["only"] == p["order"] == ["demo-cloud"] for p in sent)
+
+
 def test_changed_prompt_means_invalid_and_no_session(
     evidence: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

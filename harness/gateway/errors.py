@@ -159,12 +159,10 @@ def classify_status(
         return ErrorClass.CREDITS
     if status == 429:
         return ErrorClass.RATE_LIMIT
-    if status == 404:
-        return (
-            ErrorClass.NO_ENDPOINT
-            if "no endpoints found" in message.lower()
-            else ErrorClass.NOT_FOUND
-        )
+    if status == 404:  # no endpoint takes the parameters, or none of the pinned providers serves
+        lower = message.lower()
+        routing = "no endpoints found" in lower or "no allowed providers" in lower
+        return ErrorClass.NO_ENDPOINT if routing else ErrorClass.NOT_FOUND
     if status >= 500:
         return ErrorClass.UPSTREAM_5XX
     return ErrorClass.BAD_REQUEST

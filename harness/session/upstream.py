@@ -85,6 +85,16 @@ def catalogue_prices(upstream: Upstream, route: str) -> Prices | None:
     return None
 
 
+def policy_for(candidate: Candidate) -> GatewayPolicy:
+    """The frozen request policy of a candidate's route: its reasoning and its provider pin."""
+    pin = candidate.provider
+    return GatewayPolicy(
+        reasoning=candidate.reasoning,
+        only=[p.slug for p in pin.only] if pin else [],
+        quantizations=list(pin.quantizations) if pin else [],
+    )
+
+
 @contextmanager
 def unit_proxy(
     upstream: Upstream,
@@ -101,7 +111,7 @@ def unit_proxy(
         upstream=upstream.base_url,
         api_key=upstream.api_key,
         log_path=log_path,
-        policy=GatewayPolicy(reasoning=candidate.reasoning),
+        policy=policy_for(candidate),
         step_ceiling=settings.ceilings.steps,
         budget_usd=settings.ceilings.budget_usd,
         socket_path=socket_path,

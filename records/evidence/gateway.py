@@ -50,6 +50,8 @@ class GatewayPolicy(Record):
     allow_fallbacks: bool = False
     require_parameters: bool = True
     include_usage: bool = True
+    only: list[str] = Field(default_factory=list, description="the pinned providers (none: any)")
+    quantizations: list[str] = Field(default_factory=list)
 
     def apply(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The body to forward and a list of what changed (empty if the client already complied)."""
@@ -57,12 +59,16 @@ class GatewayPolicy(Record):
         changes: list[str] = []
         raw = out.get("provider")
         provider: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-        wanted = {
+        wanted: dict[str, Any] = {
             "allow_fallbacks": self.allow_fallbacks,
             "require_parameters": self.require_parameters,
         }
+        if self.only:
+            wanted |= {"only": list(self.only), "order": list(self.only)}
+        if self.quantizations:
+            wanted["quantizations"] = list(self.quantizations)
         for key, value in wanted.items():
-            if provider.get(key) is not value:
+            if provider.get(key) != value or type(provider.get(key)) is not type(value):
                 changes.append(f"provider.{key}={json.dumps(value)}")
         out["provider"] = {**provider, **wanted}
         if self.reasoning == "high" and out.get("reasoning") != {"effort": "high"}:
@@ -222,7 +228,8 @@ class GatewaySummary(Root):
     Schema 2: `cost_usd` is None when any served response's cost is unknown (its budget estimate
     is in `cost_estimate_usd`); transport retries, stalls and max_tokens changes are counted.
     Schema 3: truncated streams are counted (`truncated`; 0 in older files, which classed a stream
-    that ended without `[DONE]` as malformed and one with `[DONE]` but no finish_reason as clean).
+    that ended without `[DONE]` as malformed and one with `[DONE]` but no finish_reason as clean),
+    and the responses per provider that served them (`provider_requests`: the provider mix).
     """
 
     schema_version: int = 3
@@ -258,6 +265,9 @@ class GatewaySummary(Root):
     requested_models: list[str] = Field(default_factory=list)
     observed_models: list[str] = Field(default_factory=list)
     observed_providers: list[str] = Field(default_factory=list)
+    provider_requests: dict[str, int] = Field(
+        default_factory=dict, description="responses per provider that served them (the mix)"
+    )
     generation_models: list[str] = Field(default_factory=list)
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
@@ -315,6 +325,7 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
     summary = GatewaySummary()
     classes: Counter[str] = Counter()
     retried: Counter[str] = Counter()
+    providers: Counter[str] = Counter()
     last_failure: str | None = None
     known = estimate = 0.0
     tokens = {"prompt": 0, "completion": 0, "reasoning": 0, "cached": 0}
@@ -353,6 +364,8 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
         for model in rec.models_seen or ([rec.model] if rec.model else []):
             _add(summary.observed_models, model)
         _add(summary.observed_providers, rec.provider)
+        if rec.provider:
+            providers[rec.provider] += 1
         if rec.generation is not None:
             _add(summary.generation_models, rec.generation.model)
         if rec.usage is not None:
@@ -371,4 +384,5 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
     summary.tokens = TokenUsage(**tokens, cost_usd=summary.cost_usd)
     summary.error_classes = dict(classes)
     summary.transport_retry_classes = dict(retried)
+    summary.provider_requests = dict(providers)
     return summary

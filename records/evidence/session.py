@@ -58,6 +58,12 @@ class Identity(Record):
     observed_providers: list[str] = Field(default_factory=list)
     verdict: IdentityVerdict = "unobserved"
     contradictions: list[str] = Field(default_factory=list)
+    pinned_providers: list[str] = Field(
+        default_factory=list, description="schema 5: the cohort's provider pin (empty: none)"
+    )
+    provider_contradictions: list[str] = Field(
+        default_factory=list, description="schema 5: providers that served outside the pin"
+    )
 
 
 class CostReconciliation(Record):

@@ -35,6 +35,12 @@ PARAMETERS = {
     "frequency_penalty", "presence_penalty", "repetition_penalty", "logprobs", "top_logprobs",
 }  # fmt: skip
 NO_ENDPOINTS = "No endpoints found that can handle the requested parameters."
+NO_ALLOWED = "No allowed providers are available for the selected model."
+
+
+def _tag(provider_name: str) -> str:
+    """A provider's slug as its endpoint's `tag` gives it (what provider.only takes)."""
+    return provider_name.lower().replace(" ", "-")
 
 
 def varied(
@@ -258,7 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
             "context_length": cat.context_length,
             "pricing": cat.pricing,
             "provider_name": cat.provider_name,
-            "tag": cat.provider_name.lower().replace(" ", "-"),
+            "tag": _tag(cat.provider_name),
             "quantization": "unknown",
             "max_completion_tokens": cat.max_completion_tokens,
             "max_prompt_tokens": None,
@@ -282,7 +288,13 @@ class _Handler(BaseHTTPRequestHandler):
         script = self.sim.models.get(model_id)
         if script is None or not script.catalogue.listed:
             return self._error(400, f"{model_id} is not a valid model ID")
-        provider = body.get("provider") if isinstance(body.get("provider"), dict) else {}
+        raw = body.get("provider")
+        provider: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        serving = _tag(script.catalogue.provider_name)
+        only = provider.get("only") if isinstance(provider.get("only"), list) else None
+        if only is not None and serving not in only:  # live: 404 naming both lists
+            meta = {"available_providers": [serving], "requested_providers": only}
+            return self._error(404, NO_ALLOWED, meta)
         if provider and provider.get("require_parameters"):
             missing = sorted(
                 k

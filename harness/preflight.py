@@ -57,7 +57,8 @@ def check_catalogue(upstream: Upstream, candidate: Candidate) -> CatalogueCheck:
     the route's documented reasoning) is recorded in the detail but is not the model's failure
     (the round's catalogue stage refuses such a cohort before anything is spent)."""
     with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
-        route = check_candidate(candidate, catalogue_from_client(client))
+        pinned = [candidate.route] if candidate.provider else []
+        route = check_candidate(candidate, catalogue_from_client(client, pinned=pinned))
     gate = [f"{m.field}: {m.detail}" for m in route.mismatches if m.kind != "input"]
     inputs = [f"input {m.field}: {m.detail}" for m in route.mismatches if m.kind == "input"]
     return CatalogueCheck(

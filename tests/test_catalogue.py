@@ -301,6 +301,40 @@ def test_live_check_asks_the_rounds_simulator_on_loopback() -> None:
     assert report.route("strong-builder").canonical_slug == "demo-northwind/builder-1-20261001"
 
 
+def test_a_provider_pin_is_checked_against_the_routes_endpoints() -> None:
+    """Live (here the showcase's simulator): each pinned provider needs an endpoint tagged with
+    its slug that takes tools and tool_choice, under the cohort's name for it."""
+    from dataclasses import replace
+
+    from gateway_support import loopback_only
+
+    from harness.catalogue.check import check_candidate
+    from records.inputs import PinnedProvider, ProviderPin
+
+    settings = load_round("showcase")
+    cohort = load_cohort(settings.cohort_path)
+    with loopback_only():
+        live = fetch_live_catalogue(settings)
+    assert live.endpoints is not None and "demo-drift/roam-1" in live.endpoints
+    report = check_cohort(cohort, live)
+    assert not [m for m in report.mismatches if m.field == "provider"]  # the showcase's pins hold
+    pinned = cohort.by_key("strong-builder")
+
+    def pin(slug: str, name: str) -> list[tuple[str, str]]:
+        candidate = pinned.model_copy(
+            update={"provider": ProviderPin(only=[PinnedProvider(slug=slug, name=name)])}
+        )
+        return [(m.kind, m.detail) for m in check_candidate(candidate, live).mismatches]
+
+    assert pin("demo-cloud", "Demo Cloud") == []
+    [(kind, why)] = pin("elsewhere", "Elsewhere")
+    assert kind == "route" and "has no endpoint for the route" in why
+    [(kind, why)] = pin("demo-cloud", "Demo Cloud Inc")
+    assert kind == "input" and "fix the cohort's name" in why
+    offline = check_candidate(pinned, replace(live, endpoints=None))  # as from a snapshot
+    assert "provider pin not verified here" in " ".join(offline.warnings)
+
+
 def test_live_check_of_a_paid_round_needs_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     with pytest.raises(LiveCatalogueUnavailable, match="OPENROUTER_API_KEY"):

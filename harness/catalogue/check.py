@@ -178,6 +178,50 @@ def _presence(
     )
 
 
+def _pin_mismatches(candidate: Candidate, catalogue: Catalogue) -> list[Mismatch]:
+    """Each pinned provider must have an endpoint for the route (`tag` = the pinned slug) that
+    takes `tools` and `tool_choice`, under the name the cohort gives it."""
+    pin, listed = candidate.provider, catalogue.endpoints
+    if pin is None or listed is None:
+        return []
+    endpoints = listed.get(candidate.route, [])
+    tags = ", ".join(str(e.get("tag")) for e in endpoints) or "no endpoints"
+    found: list[Mismatch] = []
+
+    def mismatch(kind: Literal["route", "input"], expected: str, seen: str, why: str) -> None:
+        found.append(Mismatch(key=candidate.key, route=candidate.route, field="provider",
+                              kind=kind, expected=expected, found=seen, detail=why))  # fmt: skip
+
+    for p in pin.only:
+        endpoint = next((e for e in endpoints if e.get("tag") == p.slug), None)
+        if endpoint is None:
+            mismatch(
+                "route",
+                f"an endpoint tagged {p.slug!r}",
+                tags,
+                f"pinned provider {p.name} ({p.slug}) has no endpoint for the route",
+            )
+            continue
+        params = endpoint.get("supported_parameters") or []
+        lacking = [name for name in REQUIRED if name not in params]
+        if lacking:
+            mismatch(
+                "route",
+                "tools and tool_choice",
+                ", ".join(params) or "none",
+                f"pinned provider {p.name}'s endpoint does not take {', '.join(lacking)}",
+            )
+        if endpoint.get("provider_name") != p.name:
+            mismatch(
+                "input",
+                p.name,
+                str(endpoint.get("provider_name")),
+                f"the endpoint tagged {p.slug!r} is {endpoint.get('provider_name')!r}, not "
+                f"{p.name!r}: a response names the provider_name, so fix the cohort's name",
+            )
+    return found
+
+
 def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
     """One route of the cohort against the catalogue."""
     key, rid = candidate.key, candidate.route
@@ -247,7 +291,10 @@ def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
                 detail=why,
             )  # fmt: skip
         )
+    mismatches += _pin_mismatches(candidate, catalogue)
     warnings: list[str] = []
+    if candidate.provider and catalogue.endpoints is None:
+        warnings.append("provider pin not verified here: a snapshot has no endpoint lists")
     limit = route.max_completion_tokens
     if limit is not None and limit < OPENCODE_MAX_TOKENS:
         warnings.append(

@@ -7,20 +7,37 @@ preflight asks the same way (`catalogue_from_client`) and compares with the same
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
 from harness.catalogue.source import Catalogue, catalogue_from_models
 from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import GatewayError
-from records.inputs import RoundSettings
+from harness.gateway.errors import GatewayError, NotFoundError
+from records.inputs import RoundSettings, load_cohort
 
 
 class LiveCatalogueUnavailable(RuntimeError):
     """The gateway's /models could not be read (no key, no connection, a bad answer)."""
 
 
-def catalogue_from_client(client: OpenRouterClient, *, label: str | None = None) -> Catalogue:
-    """`/models` as a Catalogue: every record the client parsed, unknown fields kept."""
+def catalogue_from_client(
+    client: OpenRouterClient, *, label: str | None = None, pinned: Sequence[str] = ()
+) -> Catalogue:
+    """`/models` as a Catalogue: every record the client parsed, unknown fields kept, and the
+    endpoint lists of the `pinned` routes (those whose cohort entry pins providers)."""
     records = [model.model_dump(mode="json") for model in client.list_models()]
-    return catalogue_from_models(records, base_url=label or client.base_url)
+    catalogue = catalogue_from_models(records, base_url=label or client.base_url)
+    return replace(catalogue, endpoints={route: _endpoints(client, route) for route in pinned})
+
+
+def _endpoints(client: OpenRouterClient, route: str) -> list[dict[str, Any]]:
+    author, _, slug = route.partition("/")
+    try:
+        found = client.endpoints(author, slug)
+    except NotFoundError:  # an unknown route has no endpoints
+        return []
+    return [endpoint.model_dump(mode="json") for endpoint in found.endpoints]
 
 
 def fetch_live_catalogue(settings: RoundSettings) -> Catalogue:
@@ -31,7 +48,8 @@ def fetch_live_catalogue(settings: RoundSettings) -> Catalogue:
             label = upstream.base_url
             if upstream.kind == "simulator":
                 label = f"{upstream.base_url} (the project's simulator, round {settings.round_id})"
+            pinned = [c.route for c in load_cohort(settings.cohort_path).candidates if c.provider]
             with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
-                return catalogue_from_client(client, label=label)
+                return catalogue_from_client(client, label=label, pinned=pinned)
     except (MissingApiKey, GatewayError) as exc:
         raise LiveCatalogueUnavailable(str(exc)) from exc

@@ -66,6 +66,9 @@ class Catalogue:
     raw: dict[str, dict[str, Any]] = field(repr=False)
     supplementary_partial: list[dict[str, Any]] = field(default_factory=list, repr=False)
     supplementary_label: str = SUPPLEMENTARY_LABEL
+    # route -> its endpoints (`GET /models/{id}/endpoints`), read for pinned routes from a live
+    # gateway; None for a snapshot, which has no endpoint lists
+    endpoints: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
     def get(self, route: str) -> CatalogueRoute | None:
         return self.routes.get(route)

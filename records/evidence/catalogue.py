@@ -12,7 +12,7 @@ from records.inputs import CatalogueRef
 
 Policy = Literal["high", "default"]
 MismatchField = Literal[
-    "present", "canonical_slug", "tools", "tool_choice", "reasoning", "catalogue"
+    "present", "canonical_slug", "tools", "tool_choice", "reasoning", "catalogue", "provider"
 ]
 
 

@@ -8,8 +8,10 @@ files load without it (None: nothing to check). Schema 4 adds the stop status `r
 (a sandbox limit ended the session), `resource_limit` (the limit's one-line description) and
 `attribution` (the row of `harness.attribution.TABLE` that decided the failure class); older files
 load without them. Schema 5 adds `lingered_seconds` (an agent that logged its final step and did
-not exit, ended by the runner) and `cost_reconciliation` (the metered cost beside the gateway's
-bill); older files load with None: no runner ended a lingering agent, nothing was reconciled.
+not exit, ended by the runner), `cost_reconciliation` (the metered cost beside the gateway's
+bill) and the identity's `pinned_providers` and `provider_contradictions` (the cohort's provider
+pin and the providers that served outside it); older files load with None or empty: no runner
+ended a lingering agent, nothing was reconciled, no route was pinned.
 """
 
 from __future__ import annotations

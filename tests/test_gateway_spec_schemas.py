@@ -47,6 +47,8 @@ def sim() -> Iterator[Simulator]:
         script("lab-s/errors-1", [{"error": {"kind": "midstream", "code": 429,
                                              "message": "Rate limit exceeded"}}]),
         script("lab-s/busy-1", [{"error": {"kind": "http", "status": 503}}]),
+        script("lab-s/cut-1", [{"text": "half an answer", "error": {"kind": "truncate"}}]),
+        script("lab-s/billed-1", [{"text": "done"}], usage={"billed_factor": 10.0}),
     ]  # fmt: skip
     with loopback_only(), Simulator(scripts, api_key=KEY, key_limit_usd=1.0) as simulator:
         yield simulator
@@ -102,12 +104,32 @@ def test_in_stream_error_in_the_spec_shape_validates(sim: Simulator) -> None:
                      "metadata": {"error_type": "rate_limit_exceeded"}}  # fmt: skip
 
 
+def test_a_cut_stream_and_an_under_reported_bill_keep_the_spec_shapes(sim: Simulator) -> None:
+    """The live behaviours the simulator adds still speak OpenRouter's shapes: a stream cut
+    before its finish_reason, a generation record that bills more than the usage chunk said."""
+    raw = chat(sim, "lab-s/cut-1", stream=True).text
+    events = data_events(raw)
+    assert events and raw.rstrip().endswith("data: [DONE]")
+    for event in events:
+        validate("chat_chunk", event)
+    assert all(c["finish_reason"] is None for e in events for c in e["choices"])
+    assert not any("usage" in e for e in events)
+    body = chat(sim, "lab-s/billed-1", stream=False).json()
+    time.sleep(sim.generation_lag_seconds + 0.05)
+    generation = httpx.get(f"{sim.base_url}/generation", params={"id": body["id"]}, headers=AUTH)
+    validate("generation", generation.json())
+    assert generation.json()["data"]["total_cost"] == pytest.approx(10 * body["usage"]["cost"])
+
+
 def test_error_bodies_validate(sim: Simulator) -> None:
     validate("error_503", chat(sim, "lab-s/busy-1", stream=True).json())
     validate("error_400", chat(sim, "lab-s/none", stream=True).json())
     validate("error_401", httpx.get(f"{sim.base_url}/key").json())
     missing = httpx.get(f"{sim.base_url}/generation", params={"id": "gen-x"}, headers=AUTH)
     validate("error_404", missing.json())
+    pinned = chat(sim, "lab-s/tools-1", stream=True, provider={"only": ["elsewhere"]})
+    assert pinned.status_code == 404 and "No allowed providers" in pinned.text
+    validate("error_404", pinned.json())
     too_much = chat(sim, "lab-s/tools-1", stream=True, max_tokens=200_000)
     assert too_much.status_code == 402
     validate("error_402", too_much.json())

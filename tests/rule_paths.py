@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from records.layout import REPO_ROOT, round_paths
+from records.layout import REPO_ROOT, RoundPaths, round_paths
 from records.rubric import ADVANCE_MARGIN, ADVANCE_TOP
 
 METHODOLOGY = REPO_ROOT / "site" / "docs" / "methodology.md"
@@ -58,6 +58,14 @@ class Evidence:
     board: dict[str, Any]
     preflight: dict[str, dict[str, Any]]
     replacements: dict[str, dict[str, Any]]
+    root: Path | None = None  # the round's evidence folder, for the finders that read a unit
+
+    def exchanges(self, unit: str) -> list[dict[str, Any]]:
+        """A unit's gateway records (`units/<unit>/gateway.jsonl`), as written."""
+        path = RoundPaths(self.root).unit(unit).gateway if self.root else None
+        if path is None or not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
     @classmethod
     def load(cls, round_id: str, evidence_dir: Path) -> Evidence:
@@ -71,7 +79,7 @@ class Evidence:
             p.parent.name: json.loads(p.read_text())
             for p in paths.units_dir.glob("*/replacement.json")
         }
-        return cls(board, preflight, replacements)
+        return cls(board, preflight, replacements, paths.root)
 
     def rows(self, **match: Any) -> list[dict[str, Any]]:
         return [
@@ -219,6 +227,16 @@ FINDERS: dict[str, Finder] = {
             r
             for r in ev.rows(status="invalid")
             if any("outside the pinned" in x for x in r["invalid_reasons"])
+        ]
+    ),
+    "stall-after-first-words": lambda ev: _keys(
+        [
+            r
+            for r in _own(ev, "provider_outage")
+            if any(
+                x.get("error_class") == "provider_stall" and "after chunk" in x["error_message"]
+                for x in ev.exchanges(r["unit"])
+            )
         ]
     ),
     "truncated-stream": lambda ev: _keys(

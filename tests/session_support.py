@@ -1,6 +1,6 @@
 """Helpers for the session tests: a frozen demo round in a scratch evidence folder, plus test-only
-scripted models added to the demo cohort (the escape artist, a lean identity swap, outage, a stall
-after the first words and a quick finisher).
+scripted models added to the demo cohort (the escape artist, a lean identity swap, outage and a
+quick finisher).
 
 Usable from pytest (pass `monkeypatch.setattr`) and from a child process (plain setattr).
 """
@@ -61,17 +61,6 @@ EXTRA: dict[str, dict[str, Any]] = {
         "catalogue": {"id": "demo-brisk/lite-1", "canonical_slug": "demo-brisk/lite-1",
                       "name": "Brisk lite", **CATALOGUE},
         "session": {"turns": [{"tool_calls": [BASH]}, {"text": "Done."}]},
-    },
-    "stall-lite": {
-        "schema_version": 1,
-        "description": "One good turn, then a stream that stops sending data after its first "
-                       "words (keep-alives only).",
-        "catalogue": {"id": "demo-tarpit/lite-1", "canonical_slug": "demo-tarpit/lite-1",
-                      "name": "Tarpit lite", **CATALOGUE},
-        "session": {"turns": [{"tool_calls": [BASH]},
-                              {"error": {"kind": "stall", "hang_seconds": 600,
-                                         "keepalive_seconds": 0.5,
-                                         "partial_text": "Now I will build"}}]},
     },
     "probe-404": {
         "schema_version": 1,

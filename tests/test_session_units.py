@@ -119,7 +119,7 @@ def test_a_truncated_stream_is_the_providers_never_a_completed_turn(evidence: Pa
 def test_a_stall_after_the_first_words_ends_the_session_as_an_outage(evidence: Path) -> None:
     started = time.monotonic()
     record = run_unit(
-        "showcase", "stall-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
+        "showcase", "midway-stall", evidence_dir=evidence, check_order=False, outage_seconds=4
     )
     assert time.monotonic() - started < 120  # not the 600 s stall, not the wall clock
     assert (record.stop_status, record.failure_class, record.validity) == (

@@ -60,16 +60,18 @@ class LingerWatch:
     waiting for it would turn a finished session into a time-ceiling stop scored against the
     model. The run is over when the agent's own trace says so (`AgentTrace.finished_normally`),
     no request is in flight at the proxy and the log has not grown for `seconds`. The log is
-    re-read at most every `CHECK_SECONDS`, and only when it grew.
+    parsed at most every `CHECK_SECONDS` (a long session's log is megabytes), and only when it
+    grew. `final_step_at` is the final step's own timestamp (wall clock), when the trace has one.
     """
 
-    CHECK_SECONDS = 1.0
+    CHECK_SECONDS = 5.0
 
     def __init__(self, agent: Agent, events: Path, seconds: float) -> None:
         self.agent, self.events, self.seconds = agent, events, seconds
         self.size = -1
         self.checked = 0.0
-        self.ended_at: float | None = None  # when the final step was seen (monotonic)
+        self.ended_at: float | None = None  # when the runner saw the final step (monotonic)
+        self.final_step_at: float | None = None  # when the agent logged it (epoch seconds)
 
     def __call__(self, in_flight: int) -> bool:
         now = time.monotonic()
@@ -81,8 +83,10 @@ class LingerWatch:
             size = self.events.stat().st_size if self.events.exists() else 0
             if size != self.size:
                 self.size = size
-                ended = self.agent.read_trace(self.events).finished_normally
-                self.ended_at = now if ended else None
+                trace = self.agent.read_trace(self.events)
+                self.ended_at = now if trace.finished_normally else None
+                stamp = trace.steps[-1].finished_at if trace.steps else None
+                self.final_step_at = stamp / 1000 if stamp else time.time()
         return self.ended_at is not None and now - self.ended_at >= self.seconds
 
 
@@ -196,8 +200,8 @@ def run_session(
             )
         isolation = spec.isolation()
     lingered = None
-    if process.ceiling == "lingered" and linger.ended_at is not None:
-        lingered = round(time.monotonic() - linger.ended_at, 1)
+    if process.ceiling == "lingered" and linger.final_step_at is not None:
+        lingered = round(max(0.0, time.time() - linger.final_step_at), 1)
     gateway = summarize(files.gateway)
     return SessionOutcome(
         process=process,

@@ -46,7 +46,8 @@ def key_usage_after(
     deadline = time.monotonic() + settle_seconds
     while True:
         after = key_usage(upstream)
-        caught_up = after is None or before is None or after - before >= (metered or 0.0) - 1e-9
+        # the metered cost is rounded to 1e-8 USD: a key that charged it exactly may read less
+        caught_up = after is None or before is None or after - before >= (metered or 0.0) - 1e-8
         if caught_up or time.monotonic() >= deadline:
             return after
         time.sleep(1.0)

@@ -5,6 +5,7 @@ is in `tests/test_session_units.py` (`under-reporter`)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from scoring_support import make_round, make_unit, result, session
@@ -63,6 +64,17 @@ def test_the_key_usage_is_read_from_the_gateway() -> None:
         sim.key.charge(0.5)
         assert key_usage_after(upstream, 0.0, 0.5, settle_seconds=0) == 0.5
     assert key_usage(Upstream("openrouter", "http://127.0.0.1:9/api/v1", "x")) is None
+
+
+def test_a_key_that_charged_the_metered_cost_is_read_once() -> None:
+    """The metered cost is rounded to 1e-8 USD, the key's usage is not: a bill that equals the
+    metered cost before rounding must not look like a lagging key (a 10 s wait per unit)."""
+    with Simulator([], api_key="sk-reconcile-test") as sim:
+        upstream = Upstream("simulator", sim.base_url, "sk-reconcile-test")
+        sim.key.charge(0.0123456786)  # metered: round(0.0123456786, 8) = 0.01234568
+        started = time.monotonic()
+        assert key_usage_after(upstream, 0.0, round(0.0123456786, 8), settle_seconds=5) > 0
+        assert time.monotonic() - started < 2
 
 
 def test_the_board_keeps_the_metered_cost_and_shows_the_bill_beside_it(tmp_path: Path) -> None:

@@ -13,12 +13,12 @@ shows the metered cost and the bill beside it.
 
 from __future__ import annotations
 
-import json
 import time
 
 from harness.gateway.client import OpenRouterClient
 from harness.session.upstream import Upstream
-from records.evidence.session import CostReconciliation
+from records.evidence.session import CostReconciliation, SessionRecord
+from records.io import RecordError, read_record
 from records.layout import RoundPaths
 
 THRESHOLD_USD = 0.01
@@ -63,11 +63,10 @@ def others_ran(rpaths: RoundPaths, unit: str, started_at: str, finished_at: str)
         if files.running_marker.exists():
             return True
         try:
-            session = json.loads(files.session.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            session = read_record(files.session, SessionRecord)
+        except (OSError, RecordError):  # no session.json yet, or one that does not read
             continue
-        began, ended = session.get("started_at", ""), session.get("finished_at", "")
-        if began <= finished_at and ended >= started_at:  # ISO times, one format
+        if session.started_at <= finished_at and session.finished_at >= started_at:  # ISO times
             return True
     return False
 

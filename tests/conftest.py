@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cpu_profile import TreeSampler
 from demo_build import FOLDER_ENV, DemoBuild, demo_build, start_in_background, stop_background
 
 import harness.freeze as freeze_stage
@@ -58,6 +59,9 @@ READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build e
 HEAVY_TIMEOUT_S = 5400
 _BACKGROUND: list[DemoBuild] = []
 _STARTED: list[tuple[float, float]] = []  # (monotonic, machine busy CPU s) as the session began
+_SAMPLERS: list[TreeSampler] = []  # this process's CPU profile (`cpu_profile.py`)
+_CPU_BY_FILE: dict[str, float] = {}  # the controller's sum of every process's profile
+GOLDEN = "the golden round (built in the background)"
 
 
 def _rank(item: pytest.Item) -> int:
@@ -84,6 +88,45 @@ def pytest_configure(config: pytest.Config) -> None:
     wanted = os.environ.get("SITEOS_TEST_BACKGROUND_DEMO") == "1"
     if not is_worker and wanted and not os.environ.get(FOLDER_ENV):
         _BACKGROUND.append(start_in_background())
+        _start_sampler(int((_BACKGROUND[0].folder / "build.pid").read_text()), GOLDEN)
+    elif is_worker or not config.getoption("numprocesses", None):
+        _start_sampler(os.getpid(), "(collection)")
+
+
+def _start_sampler(root: int, label: str) -> None:
+    _SAMPLERS.append(TreeSampler(root, label))
+    _SAMPLERS[0].start()
+
+
+def _add_profile(totals: dict[str, float]) -> None:
+    for label, cpu in totals.items():
+        _CPU_BY_FILE[label] = _CPU_BY_FILE.get(label, 0.0) + cpu
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> object:
+    if _SAMPLERS:
+        _SAMPLERS[0].label = item.path.name
+    try:
+        return (yield)
+    finally:
+        if _SAMPLERS:
+            _SAMPLERS[0].label = "(between tests)"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not _SAMPLERS:
+        return
+    totals = _SAMPLERS.pop().stop()
+    if hasattr(session.config, "workerinput"):
+        session.config.workeroutput["cpu_by_file"] = totals  # type: ignore[attr-defined]
+    else:
+        _add_profile(totals)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    _add_profile(getattr(node, "workeroutput", {}).get("cpu_by_file", {}))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -100,6 +143,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"machine CPU over the session: {cpu / 60:.1f} busy CPU min in {wall / 60:.1f} min on "
         f"{cores} cores ({100 * cpu / (wall * cores):.0f}% busy)"
     )
+    if _CPU_BY_FILE:
+        ranked = sorted(_CPU_BY_FILE.items(), key=lambda kv: -kv[1])
+        counted = sum(_CPU_BY_FILE.values())
+        terminalreporter.write_line(
+            f"CPU by test file ({counted / 60:.1f} CPU min counted; tests/cpu_profile.py):"
+        )
+        for label, seconds in ranked[:25]:
+            terminalreporter.write_line(f"  {seconds:7.1f} s  {label}")
+        rest = sum(seconds for _, seconds in ranked[25:])
+        terminalreporter.write_line(f"  {rest:7.1f} s  {len(ranked[25:])} other files")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

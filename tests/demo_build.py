@@ -3,11 +3,10 @@ command and shared (the full showcase round is built the same way by `tests/test
 
 `scripts/demo-round` (quick start (a) without setup: doit's default tasks — freeze, calibration,
 catalogue, spend, preflight, order, units, evaluation, packets, scoring, site) runs into
-`<folder>/evidence` up to scoring, beside a run of three of the evaluator controls by their own
-command (`BUILD_CONTROLS`: the reference, a legal variant and a mutant; all of them run in the
-full tier); then `scripts/demo-round` again builds the site once, with the controls' rows on its
-calibration page, and the finished evidence is copied to `<folder>/pristine`, which no test
-changes.
+`<folder>/evidence` up to scoring, beside a run of two of the evaluator controls by their own
+command (`BUILD_CONTROLS`: the reference and a mutant; all of them run in the full tier); then
+`scripts/demo-round` again builds the site once, with the controls' rows on its calibration page,
+and the finished evidence is copied to `<folder>/pristine`, which no test changes.
 
 - `test_pipeline.py` owns `<folder>/evidence` (doit's state there names its absolute paths, so
   the staleness tests run in place);
@@ -36,10 +35,12 @@ import pytest
 
 from records.layout import REPO_ROOT
 
-BUILD_CONTROLS = ("reference", "variant-drop-cap", "mutant-venue-detail")
+BUILD_CONTROLS = ("reference", "mutant-venue-detail")
 """The controls the quick build runs: the reference (also determinism's first judgement,
-`test_evaluator_determinism.py`), the legal variant a judge once failed (a drop cap) and the
-mutant that a layout-bound text reading would miss."""
+`test_evaluator_determinism.py`) and the mutant that a layout-bound text reading would miss (the
+mutant's path through the controls stage). The legal variants run in the full tier; the one a
+judge once failed (a drop cap) is read in a real browser by `test_reader_text.py`, which is what
+that judge got wrong."""
 FOLDER_ENV = "SITEOS_TEST_DEMO_BUILD"
 """The shared build's folder (set by `start_in_background`; inherited by the xdist workers)."""
 BUILD_TIMEOUT_S = 80 * 60

@@ -3,8 +3,9 @@
 Run as a child process inside a loopback-only network namespace (see test_site_audit.py):
 `python tests/site_audit.py SITE_DIR OUT_JSON [SHOTS_DIR] [--pages a,b] [--widths 390,1440]
 [--schemes default,slate]` (the options narrow the run, e.g. for the README's screenshots).
-Serves the site on 127.0.0.1; for every page type at 360, 768 and 1440 px, light and dark, it
-loads the page through the evaluator's `CheckContext` (its h1 wait and settled state), measures
+Serves the site on 127.0.0.1; it loads one page of every type at 360, 768 and 1440 px through
+the evaluator's `CheckContext` (its h1 wait and settled state) and judges each load in the light
+and then the dark scheme (switched by Material's own toggle, without a reload): it measures
 horizontal overflow with `record_overflow` and runs axe with `ctx.axe` (serious and critical
 violations, the rule set the models are judged by). The dark scheme is the same DOM in other
 colours, so there axe runs only the rules that read colours (`COLOUR_RULES`). Axe is loaded from
@@ -140,6 +141,42 @@ def colour_violations(page: Page) -> list[dict[str, Any]]:
     return [v for v in found if v.get("impact") in ("serious", "critical")]
 
 
+def judge(
+    ctx: CheckContext, label: str, path: str, width: int, scheme: str, shots: Path | None
+) -> dict[str, Any]:
+    """The page as loaded, in `scheme`: overflow, height, cut text and axe's serious and critical
+    violations (every rule in the light scheme, the colour rules in the dark one)."""
+    use_scheme(ctx.page, scheme)
+    ctx.settle()
+    overflow = ctx.record_overflow(f"{label} {scheme}")
+    violations = (
+        ctx.axe(f"{label} @ {width}px {scheme}")
+        if scheme == "default"
+        else colour_violations(ctx.page)
+    )
+    if shots is not None:
+        name = f"{label.replace(' ', '-').replace('/', '-')}-{width}-{scheme}.png"
+        ctx.page.screenshot(path=str(shots / name), full_page=True, timeout=60_000)
+    return {
+        "page": label,
+        "path": path,
+        "width": width,
+        "scheme": scheme,
+        "overflow_px": overflow,
+        "height_px": ctx.page.evaluate("document.documentElement.scrollHeight"),
+        "cut_text": ctx.page.evaluate(CUT_TEXT_JS),
+        "serious": [
+            {
+                "id": v["id"],
+                "impact": v.get("impact"),
+                "help": v.get("help"),
+                "targets": [" ".join(n.get("target", [])) for n in v.get("nodes", [])][:5],
+            }
+            for v in violations
+        ],
+    }
+
+
 def audit(
     site: Path,
     shots: Path | None,
@@ -155,56 +192,25 @@ def audit(
     found: list[dict[str, Any]] = []
     with sync_playwright() as pw:
         browser = launch(pw)
-        for scheme in schemes:
-            context = browser.new_context()
-            requests = RequestLog()
-            guard_context(context, requests)
-            facts = Facts()
-            ctx = CheckContext(context, base, None, facts, requests)  # type: ignore[arg-type]
-            for label, path in page_types(site):
-                if only is not None and label not in only:
-                    continue
-                for width in widths:
-                    ctx.goto(path, width=width)
-                    use_scheme(ctx.page, scheme)
-                    ctx.settle()
-                    overflow = ctx.record_overflow(f"{label} {scheme}")
-                    ctx.page.add_script_tag(url=base + AXE_PATH)  # run_axe then injects nothing
-                    violations = (
-                        ctx.axe(f"{label} @ {width}px {scheme}")
-                        if scheme == "default"
-                        else colour_violations(ctx.page)
-                    )
-                    found.append(
-                        {
-                            "page": label,
-                            "path": path,
-                            "width": width,
-                            "scheme": scheme,
-                            "overflow_px": overflow,
-                            "height_px": ctx.page.evaluate("document.documentElement.scrollHeight"),
-                            "cut_text": ctx.page.evaluate(CUT_TEXT_JS),
-                            "serious": [
-                                {
-                                    "id": v["id"],
-                                    "impact": v.get("impact"),
-                                    "help": v.get("help"),
-                                    "targets": [
-                                        " ".join(n.get("target", [])) for n in v.get("nodes", [])
-                                    ][:5],
-                                }
-                                for v in violations
-                            ],
-                        }
-                    )
-                    if shots is not None:
-                        name = f"{label.replace(' ', '-').replace('/', '-')}-{width}-{scheme}.png"
-                        ctx.page.screenshot(path=str(shots / name), full_page=True, timeout=60_000)
-            if scheme == schemes[0] and (only is None or "leaderboard" in only):
-                found.append(first_screen(ctx, scheme))
-            found.append({"blocked": requests.blocked, "scheme": scheme})
-            ctx.close()
-            context.close()
+        context = browser.new_context()
+        requests = RequestLog()
+        guard_context(context, requests)
+        ctx = CheckContext(context, base, None, Facts(), requests)  # type: ignore[arg-type]
+        for label, path in page_types(site):
+            if only is not None and label not in only:
+                continue
+            for width in widths:
+                ctx.goto(path, width=width)
+                ctx.page.add_script_tag(url=base + AXE_PATH)  # run_axe then injects nothing
+                for scheme in schemes:  # one load, each scheme by Material's own toggle
+                    found.append(judge(ctx, label, path, width, scheme, shots))
+        if only is None or "leaderboard" in only:
+            ctx.goto("/leaderboard.html", width=WIDTHS[0])
+            use_scheme(ctx.page, schemes[0])
+            found.append(first_screen(ctx, schemes[0]))
+        found.append({"blocked": requests.blocked})
+        ctx.close()
+        context.close()
         browser.close()
     server.shutdown()
     return found

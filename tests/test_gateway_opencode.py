@@ -1,5 +1,7 @@
 """Real OpenCode 1.17.18, in a loopback-only network namespace, through the recording proxy
-(reached over its Unix socket) against the simulator: a file edit + shell task, and a probe."""
+(reached over its Unix socket) against the simulator: a file edit + shell task, and a refused step.
+A preflight probe is answered by real OpenCode through the preflight stage in the golden round
+(`test_demo_units.py` reads its verdicts)."""
 
 from __future__ import annotations
 
@@ -153,29 +155,6 @@ def test_real_opencode_edits_and_runs_shell_through_the_proxy(tmp_path: Path) ->
     assert first.request["reasoning"] == {"effort": "high"}
     assert "Working directory: " + str(worktree) in json.dumps(first.request)
     assert files_containing(tmp_path, FAKE_KEY) == []
-
-
-def test_real_opencode_answers_a_preflight_probe(tmp_path: Path) -> None:
-    """The default probe behaviour edits an existing file and runs a shell command."""
-    log = tmp_path / "gateway.jsonl"
-    worktree = git_worktree(tmp_path / "wt", {"probe.txt": "probe 2 pending\n"})
-    prompt = ("PREFLIGHT PROBE 2\nPROBE FILE: probe.txt\nPROBE TEXT: probe 2 ok abc\n\n"
-              "Replace probe.txt's content, run `cat probe.txt`, reply briefly.\n")  # fmt: skip
-    with (
-        loopback_only(),
-        Simulator([EDIT_SCRIPT]) as sim,
-        RecordingProxy(upstream=sim.base_url, api_key=FAKE_KEY, log_path=log) as proxy,
-    ):
-        done = run_opencode(tmp_path, proxy.socket_path, worktree, prompt, "probe-2")
-        assert proxy.drain()
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert (worktree / "probe.txt").read_text() == "probe 2 ok abc\n"
-    tools = [e["part"]["tool"] for e in events(done.stdout) if e["type"] == "tool_use"]
-    statuses = [
-        e["part"]["state"]["status"] for e in events(done.stdout) if e["type"] == "tool_use"
-    ]
-    assert "bash" in tools and set(statuses) == {"completed"}, (tools, statuses)
-    assert summarize(log).upstream_errors == 0
 
 
 def test_real_opencode_stops_when_the_proxy_refuses_a_step(tmp_path: Path) -> None:

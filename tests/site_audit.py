@@ -89,15 +89,13 @@ class Handler(SimpleHTTPRequestHandler):
 
 
 def page_types(site: Path) -> list[tuple[str, str]]:
-    """(label, path) of one page of every kind the site has."""
+    """(label, path) of one page of every kind the site has; a unit page of every status."""
     fixed = ["index", "leaderboard", "checks", "cost", "cohort", "calibration", "methodology",
              "downloads", "units/index", "rounds", "models/index"]  # fmt: skip
     pages = [(name, f"/{name}.html") for name in fixed if (site / f"{name}.html").is_file()]
     units = sorted(p for p in (site / "units").glob("*.html") if p.stem != "index")
-    unit_pages = [p for p in units if not p.stem.endswith("-transcript")]
     transcripts = [p for p in units if p.stem.endswith("-transcript")]
-    if unit_pages:
-        pages.append(("unit", f"/units/{unit_pages[0].name}"))
+    pages += [(f"unit: {status}", f"/units/{unit}.html") for status, unit in unit_statuses(site)]
     if transcripts:
         biggest = max(transcripts, key=lambda p: p.stat().st_size)
         pages.append(("transcript", f"/units/{biggest.name}"))
@@ -110,6 +108,16 @@ def page_types(site: Path) -> list[tuple[str, str]]:
         pages.append(("evidence viewer", "/" + viewers[0].relative_to(site).as_posix()))
     pages.append(("not found", "/404.html"))
     return pages
+
+
+def unit_statuses(site: Path) -> list[tuple[str, str]]:
+    """(status, unit) for the first unit of every status on the site's own leaderboard download
+    (each status renders its own unit page: a ranked unit's numbers, an invalid unit's reason)."""
+    board = json.loads((site / "downloads" / "leaderboard.json").read_text())
+    first: dict[str, str] = {}
+    for row in board["units"]:
+        first.setdefault(row["status"], row["unit"])
+    return sorted(first.items())
 
 
 def use_scheme(page: Page, scheme: str) -> None:

@@ -40,9 +40,11 @@ def pages(visits: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def test_every_page_type_was_judged(visits: list[dict[str, Any]]) -> None:
     kinds = {v["page"] for v in pages(visits)}
-    assert {"leaderboard", "checks", "cost", "cohort", "calibration", "unit", "transcript",
+    assert {"leaderboard", "checks", "cost", "cohort", "calibration", "transcript",
             "evidence viewer", "not found", "index", "methodology", "rounds", "models/index",
             "model"} <= kinds  # fmt: skip
+    # a unit page of each status the golden round shows (tests/site_audit.py, `unit_statuses`)
+    assert {"unit: ranked", "unit: gate_failed", "unit: invalid"} <= kinds
     combos = {(v["width"], v["scheme"]) for v in pages(visits)}
     assert combos == {(w, s) for w in (360, 768, 1440) for s in ("default", "slate")}
 

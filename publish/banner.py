@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from publish.sources import RoundEvidence
 from publish.views import ACHIEVABLE_WITHOUT_REVIEW, Row, parse_time
+from records.hashing import file_sha256
+from records.layout import PROMPT_FILE
 
 KIND_LABELS = {
     "demo": "Demo round",
@@ -38,6 +41,7 @@ class RoundFacts:
     evaluator: str
     evaluator_sha: str
     tools: str
+    task: str
     differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
 
 
@@ -84,6 +88,26 @@ def _tools(evidence: RoundEvidence) -> str:
     return ", ".join(p for p in parts if p)
 
 
+def task_title(prompt_sha256: str, prompt: Path = PROMPT_FILE) -> str | None:
+    """The task prompt's first heading, when the prompt file is still the one the round froze
+    (same bytes); None otherwise: an earlier round's task is then named by its hashes only."""
+    if not prompt.is_file() or file_sha256(prompt) != prompt_sha256:
+        return None
+    lines = prompt.read_text(encoding="utf-8").strip().splitlines()
+    title = lines[0].lstrip("#").strip() if lines else ""
+    return title or None
+
+
+def _task(evidence: RoundEvidence) -> str:
+    record = evidence.round_record
+    if record is None:
+        return "task (round not frozen)"
+    inputs = record.inputs
+    hashes = f"prompt {inputs.prompt_sha256[:8]}, starter {inputs.starter_tree_sha256[:8]}"
+    title = task_title(inputs.prompt_sha256)
+    return f"task “{title}” ({hashes})" if title else f"task {hashes}"
+
+
 def round_facts(evidence: RoundEvidence) -> RoundFacts:
     kind = round_kind(evidence)
     record = evidence.round_record
@@ -99,6 +123,7 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         evaluator=f"evaluator {sha[:12]}" if sha else "evaluator (round not frozen)",
         evaluator_sha=sha,
         tools=_tools(evidence),
+        task=_task(evidence),
         differences=tuple(str(d) for d in evidence.settings.control_differences),
     )
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from publish.banner import round_banner, round_label
+from publish.banner import round_banner, round_label, task_title
 from publish.render import environment
 from publish.rounds import RoundSummary
 from publish.sources import RoundEvidence
 from records import inputs
 from records.fixed_controls import SUMMARY
+from records.hashing import file_sha256
 from records.inputs import load_cohort, load_round
 from records.layout import BENCHMARK_DIR, round_paths
 
@@ -72,3 +73,14 @@ def test_a_round_that_keeps_the_fixed_controls_says_so_and_lists_none(
     assert "Differs" not in round_banner(evidence, []) and "Differs" not in round_label(evidence)
     page = rounds_page(evidence)
     assert f"the methodology's: {SUMMARY}" in page and "differ from" not in page
+
+
+def test_the_task_is_named_only_while_its_prompt_is_the_frozen_one(tmp_path: Path) -> None:
+    """The standing line names the task by the prompt's first heading only when the prompt file
+    still has the bytes the round froze; otherwise by its hashes alone."""
+    prompt = tmp_path / "task-prompt.md"
+    prompt.write_text("# Atlas Rooms: finish the venue-hire website\n\nBuild it.\n")
+    frozen = file_sha256(prompt)
+    assert task_title(frozen, prompt) == "Atlas Rooms: finish the venue-hire website"
+    prompt.write_text("# Atlas Rooms, version two\n")
+    assert task_title(frozen, prompt) is None

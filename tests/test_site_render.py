@@ -18,12 +18,14 @@ import pytest
 from PIL import Image
 from site_fixture import copy_evidence, real_evidence
 
+from publish.banner import task_title
 from publish.linkcheck import check_site
 from publish.media import THUMB_WIDTH
 from publish.render import SITE_SRC, render_docs, render_site
 from publish.sources import load_round_evidence
 from publish.views import fmt_points, leaderboard_rows
 from records.evidence.controls import read_controls
+from records.evidence.round import RoundRecord
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record
 from records.layout import REPO_ROOT, controls_json, round_paths
@@ -180,7 +182,9 @@ def board_rows(html: str) -> dict[str, dict[str, str]]:
     return rows
 
 
-def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None:
+def test_leaderboard_is_a_decision_view(
+    built: Path, board: Leaderboard, evidence: tuple[str, Path]
+) -> None:
     html = text(built, "leaderboard.html")
     rows = board_rows(html)
     assert 'class="sb-sticky"' in html  # the model column stays put while scrolling
@@ -189,6 +193,9 @@ def test_leaderboard_is_a_decision_view(built: Path, board: Leaderboard) -> None
     standing = html.split('id="standing"')[1].split("</div>")[0]  # before any table
     assert html.index('id="standing"') < html.index('id="leaderboard"') and "<table" not in standing
     assert ("provisional" in standing) == (board.standing != "final")
+    frozen = read_record(round_paths(board.round_id, evidence[1]).round_json, RoundRecord).inputs
+    task = f"“{task_title(frozen.prompt_sha256)}” (prompt {frozen.prompt_sha256[:8]}, starter "
+    assert task in standing and "Atlas Rooms" in task  # the task, by name and hashes
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
     assert scored and set(rows) == {r.unit for r in scored}
     for row in board.units:

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 from cpu_profile import TreeSampler
-from demo_build import FOLDER_ENV, DemoBuild, demo_build, start_in_background, stop_background
+from demo_build import (
+    FOLDER_ENV,
+    PID,
+    DemoBuild,
+    demo_build,
+    start_in_background,
+    stop_background,
+)
 
 import harness.freeze as freeze_stage
 from sandbox.monitor import machine_busy_seconds
@@ -88,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
     wanted = os.environ.get("SITEOS_TEST_BACKGROUND_DEMO") == "1"
     if not is_worker and wanted and not os.environ.get(FOLDER_ENV):
         _BACKGROUND.append(start_in_background())
-        _start_sampler(int((_BACKGROUND[0].folder / "build.pid").read_text()), GOLDEN)
+        _start_sampler(int((_BACKGROUND[0].folder / PID).read_text()), GOLDEN)
     elif is_worker or not config.getoption("numprocesses", None):
         _start_sampler(os.getpid(), "(collection)")
 

@@ -23,9 +23,7 @@ from records.inputs import load_cohort, load_round, round_settings_path
 from records.layout import (
     BUILD_DIR,
     EVIDENCE_DIR,
-    PROMPT_FILE,
     REPO_ROOT,
-    STARTER_DIR,
     controls_json,
     evaluator_source_files,
     round_paths,
@@ -40,6 +38,7 @@ ROUND = os.environ.get("SITEOS_ROUND", "demo")
 SETTINGS = load_round(ROUND)
 COHORT = load_cohort(SETTINGS.cohort_path)
 PATHS = round_paths(ROUND)
+TASK = SETTINGS.load_task()
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
 # The stages of a round, in order. The evaluator controls are shared by every round: a real round's
@@ -77,7 +76,7 @@ def files_below(*roots: Path, suffixes: tuple[str, ...] | None = None) -> list[s
 # What an evaluation depends on: the evaluator and sandbox sources, not scoring or the controls.
 EVALUATOR_FILES = [str(path) for path in evaluator_source_files()]
 SCORING_FILES = [str(path) for path in scoring_source_files()]
-STARTER_FILES = files_below(STARTER_DIR)
+STARTER_FILES = files_below(TASK.starter)
 
 
 def stage(call: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
@@ -90,7 +89,7 @@ def task_freeze() -> dict[str, Any]:
     return {
         "actions": [(stage, [stages.freeze, ROUND])],
         "file_dep": [
-            str(PROMPT_FILE),
+            str(TASK.prompt),
             str(SETTINGS.cohort_path),
             str(round_settings_path(ROUND)),
             *STARTER_FILES,
@@ -116,11 +115,11 @@ def calibration_current() -> bool:
 
 
 def task_calibrate() -> dict[str, Any]:
-    """Evaluate the starter: exactly 26/60 with the hard gate failed, before any spending; again
-    whenever the evaluator changes."""
+    """Evaluate the task's starter: exactly its calibration score (task.json) with the hard gate
+    failed, before any spending; again whenever the evaluator changes."""
     return {
         "actions": [(stage, [stages.calibrate, ROUND])],
-        "file_dep": [*STARTER_FILES, *EVALUATOR_FILES],
+        "file_dep": [str(TASK.folder / "task.json"), *STARTER_FILES, *EVALUATOR_FILES],
         "uptodate": [calibration_current],
         "targets": [str(PATHS.calibration)],
     }
@@ -128,7 +127,8 @@ def task_calibrate() -> dict[str, Any]:
 
 def controls_current() -> bool:
     """The controls are shared by every round: up to date while `controls.inputs.json` records an
-    all-matching run of the current starter, evaluator and control files (not per-round state)."""
+    all-matching run of the current task folder, evaluator and control code (not per-round
+    state)."""
     from records.controls_stamp import controls_current as current
 
     return current()
@@ -138,7 +138,7 @@ def task_controls() -> dict[str, Any]:
     """Evaluate the reference and every legal variant (each 60/60, no gate) and one mutant per
     check (each loses exactly its check)."""
     return {
-        "actions": [(stage, [stages.controls])],
+        "actions": [(stage, [stages.controls, TASK.id])],
         "uptodate": [controls_current],
         "targets": [str(controls_json())],
     }

@@ -1,7 +1,7 @@
 """The browser phase, run as a child process inside a loopback-only network namespace.
 
     unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
-        python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE
+        python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE --data TASK_DATA
 
 It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the scored checks and
 writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
@@ -48,7 +48,7 @@ from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version,
 from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.checks.base import CheckContext, CheckStopped, Facts
 from evaluator.checks.spec import Check
-from evaluator.data import DATA_FILE, VenueData, load_venues
+from evaluator.data import VenueData, load_venues
 from evaluator.serve import StaticServer
 from records.evidence.evaluation import (
     CheckResult,
@@ -99,7 +99,7 @@ class PhaseOptions:
     dist: Path
     out: Path
     phase_json: Path
-    data_file: Path = DATA_FILE
+    data_file: Path
     only: list[str] | None = None
     video: bool = True
     trace: bool = True
@@ -624,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dist", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--phase-json", type=Path, required=True)
-    parser.add_argument("--data", type=Path, default=DATA_FILE)
+    parser.add_argument("--data", type=Path, required=True, help="the task's frozen data")
     parser.add_argument("--only", default="")
     parser.add_argument("--no-video", action="store_true")
     parser.add_argument("--no-trace", action="store_true")

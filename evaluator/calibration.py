@@ -2,9 +2,9 @@
 
 Passes only when the starter installs and builds, every check executes (no browser/runtime
 failure), the three core journeys are detected missing, the hard gate fails and the automated
-score is exactly the rubric's calibration score. Writes evidence/<round>/calibration.json (with
-the digest of the evaluator's sources that made it) and the evaluator's output in
-evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first
+score is exactly the task's calibration score (task.json). Writes
+evidence/<round>/calibration.json (with the digest of the evaluator's sources that made it) and
+the evaluator's output in evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first
 moves the earlier ones to evidence/<round>/history/<utc-stamp>/, never replacing them. Exit code
 0 only when it passes.
 """
@@ -19,15 +19,16 @@ from pathlib import Path
 from evaluator.checks import CHECKS, CORE_JOURNEYS
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
+from records.inputs import load_round
 from records.io import move_to_history, write_record
 from records.layout import (
     EVIDENCE_DIR,
-    STARTER_DIR,
     EvaluationPaths,
     evaluator_sha256,
     round_paths,
 )
-from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+from records.rubric import MAX_AUTOMATED
+from records.task import Task
 
 STARTER_PASSES = {
     "catalogue-listing",
@@ -40,8 +41,9 @@ STARTER_PASSES = {
 }
 
 
-def judge(result: EvaluationResult) -> list[str]:
-    """Every calibration condition that does not hold, as a sentence."""
+def judge(result: EvaluationResult, expected: int) -> list[str]:
+    """Every calibration condition that does not hold, as a sentence (`expected`: the task's
+    calibration score)."""
     reasons: list[str] = []
     if not result.install_ok:
         reasons.append("the starter did not install (npm ci --offline failed)")
@@ -61,10 +63,10 @@ def judge(result: EvaluationResult) -> list[str]:
         reasons.append(f"core journeys not detected as missing: {', '.join(found)}")
     if not result.hard_gate_failed:
         reasons.append("the hard gate did not fail")
-    if result.automated_score != CALIBRATION_SCORE:
+    if result.automated_score != expected:
         reasons.append(
             f"automated score {result.automated_score}/{MAX_AUTOMATED}, "
-            f"expected exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}"
+            f"expected exactly {expected}/{MAX_AUTOMATED}"
         )
     for check in result.checks:
         should = check.id in STARTER_PASSES
@@ -78,19 +80,21 @@ def judge(result: EvaluationResult) -> list[str]:
     return reasons
 
 
-def materialize(dest: Path) -> None:
+def materialize(task: Task, dest: Path) -> None:
     try:
         from evaluator.controls.materialize import materialize_starter  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         shutil.copytree(
-            STARTER_DIR, dest, ignore=shutil.ignore_patterns("node_modules", "dist"), symlinks=True
+            task.starter, dest, ignore=shutil.ignore_patterns("node_modules", "dist"), symlinks=True
         )
         return
-    materialize_starter(dest)
+    materialize_starter(task, dest)
 
 
 def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     paths = round_paths(round_id, evidence_dir)
+    task = load_round(round_id).load_task()
+    expected = task.spec.calibration_score
     out = paths.calibration_dir
     judge_sha256 = evaluator_sha256()  # the evaluator that makes this calibration
     kept = move_to_history([paths.calibration, out], paths.history)  # write-once: never replaced
@@ -98,15 +102,16 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         print(f"calibration: the earlier calibration is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-starter-") as tmp:
         app = Path(tmp) / "app"
-        materialize(app)
-        result = evaluate(app, out)
-    reasons = judge(result)
+        materialize(task, app)
+        result = evaluate(app, out, task=task)
+    reasons = judge(result, expected)
     missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
     record = Calibration(
         round_id=round_id,
         evaluator_sha256=judge_sha256,
         passed=not reasons,
         automated_score=result.automated_score,
+        expected_score=expected,
         checks_executed=result.checks_executed,
         hard_gate_failed=result.hard_gate_failed,
         missing_core_journeys=missing,
@@ -125,8 +130,5 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         for reason in reasons:
             print(f"  - {reason}", file=sys.stderr)
         return 1
-    print(
-        f"calibration passed: exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}, "
-        f"wrote {paths.calibration}"
-    )
+    print(f"calibration passed: exactly {expected}/{MAX_AUTOMATED}, wrote {paths.calibration}")
     return 0

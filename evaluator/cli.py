@@ -1,5 +1,5 @@
-"""Command line: `python -m evaluator evaluate APP_DIR --out OUT_DIR`, `calibrate --round R`,
-`controls`."""
+"""Command line: `python -m evaluator evaluate APP_DIR --out OUT_DIR [--task ID]`,
+`calibrate --round R`, `controls [--task ID]`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+from records.rubric import MAX_AUTOMATED
+from records.task import DEFAULT_TASK, load_task
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,15 +27,22 @@ def main(argv: list[str] | None = None) -> int:
         help="no video, trace or screenshots (the same checks and verdicts; for iteration)",
     )
     ev.add_argument("--keep-workspace", action="store_true", help="keep the temp build folder")
+    ev.add_argument(
+        "--task", default=DEFAULT_TASK, help=f"the task judged (default {DEFAULT_TASK})"
+    )
 
     cal = sub.add_parser(
         "calibrate",
-        help=f"evaluate the starter; must score exactly {CALIBRATION_SCORE}/{MAX_AUTOMATED}",
+        help=f"evaluate the round's task's starter; must score exactly its task.json"
+        f" calibration_score out of {MAX_AUTOMATED}",
     )
     cal.add_argument("--round", dest="round_id", required=True)
 
     con = sub.add_parser("controls", help="evaluate the reference and every mutant")
     con.add_argument("--only", default="", help="comma-separated control names")
+    con.add_argument(
+        "--task", default=DEFAULT_TASK, help=f"whose controls (default {DEFAULT_TASK})"
+    )
 
     args = parser.parse_args(argv)
     if args.command == "evaluate":
@@ -46,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate(
             args.app_dir,
             args.out,
+            task=load_task(args.task),
             video=not (args.no_video or args.no_evidence),
             trace=not (args.no_trace or args.no_evidence),
             screenshots=not (args.no_screenshots or args.no_evidence),
@@ -61,5 +70,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "controls":
         from evaluator.controls.run import run_controls
 
-        return run_controls([x for x in args.only.split(",") if x] or None)
+        only = [x for x in args.only.split(",") if x] or None
+        return run_controls(only, task=load_task(args.task))
     return 2

@@ -1,4 +1,4 @@
-"""The acceptance contract's clauses: every requirement of `docs/acceptance-contract.md`, quoted.
+"""The acceptance contract's clauses: every requirement of the task's `contract.md`, quoted.
 
 Each clause quotes the contract's own words (whitespace-normalised; a table row reads
 "cell: cell; cell"). Checks and gates name the clauses they own (`Check.clauses`,
@@ -14,9 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from records.layout import REPO_ROOT
-
-CONTRACT_FILE = REPO_ROOT / "docs" / "acceptance-contract.md"
 UNSCORED_SECTIONS = ("The ", "Traceability")
 """Sections that are not requirements: the scoring tables (headings "The 15 scored checks…")
 and the generated traceability table. "The business" is a requirement section."""
@@ -40,7 +37,7 @@ CLAUSES: tuple[Clause, ...] = (
     Clause(
         "business.data",
         "14 venues in `src/data/venues.json` (read-only for sessions; the evaluator reads the "
-        "frozen copy in `app-starter/`)",
+        "frozen copy in the task's `starter/`)",
     ),
     Clause(
         "business.fields",
@@ -357,5 +354,5 @@ def fragments(markdown: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def read_contract(path: Path = CONTRACT_FILE) -> str:
+def read_contract(path: Path) -> str:
     return path.read_text(encoding="utf-8")

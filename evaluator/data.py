@@ -1,6 +1,7 @@
 """The frozen venue data the checks compare against.
 
-Always the repository's copy (app-starter/src/data/venues.json), never the submission's.
+Always the task's own copy (task.json `data`: the starter's src/data/venues.json), never the
+submission's.
 """
 
 from __future__ import annotations
@@ -8,10 +9,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-
-from records.layout import STARTER_DIR
-
-DATA_FILE = STARTER_DIR / "src" / "data" / "venues.json"
 
 TYPE_LABELS = {
     "studio": "Studio",
@@ -88,7 +85,7 @@ class VenueData:
         return short[0] if short else self.venues[0]
 
 
-def load_venues(path: Path = DATA_FILE) -> VenueData:
+def load_venues(path: Path) -> VenueData:
     raw = json.loads(path.read_text(encoding="utf-8"))
     venues = [
         Venue(

@@ -20,7 +20,6 @@ from evaluator.build import (
     write_log,
 )
 from evaluator.checks import CHECK_COUNT, CHECKS
-from evaluator.data import DATA_FILE
 from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
 from records.evidence.evaluation import (
     CheckResult,
@@ -33,6 +32,7 @@ from records.evidence.evaluation import (
 )
 from records.io import RecordError, read_record, write_record
 from records.layout import REPO_ROOT, EvaluationPaths
+from records.task import Task
 from records.tools import NODE, node_path_env
 from sandbox import loopback_netns_argv, run_process
 
@@ -51,7 +51,7 @@ def run_browser_phase(
     dist: Path,
     out_dir: Path,
     *,
-    data_file: Path = DATA_FILE,
+    data_file: Path,
     only: list[str] | None = None,
     video: bool = True,
     trace: bool = True,
@@ -139,7 +139,7 @@ def evaluate(
     app_dir: Path,
     out_dir: Path,
     *,
-    data_file: Path = DATA_FILE,
+    task: Task,
     video: bool = True,
     trace: bool = True,
     screenshots: bool = True,
@@ -149,9 +149,10 @@ def evaluate(
     node_modules: Path | None = None,
     lanes: int | None = None,
 ) -> EvaluationResult:
-    """Evaluate the app in `app_dir` into `out_dir`. `node_modules`: an installed node_modules
-    to hard-link in place of `npm ci` (the controls: one install for the reference and every
-    mutant, whose lockfile is the reference's); the install step then records the reuse.
+    """Evaluate the app in `app_dir`, judged as `task`, into `out_dir`. `node_modules`: an
+    installed node_modules to hard-link in place of `npm ci` (the controls: one install for the
+    reference and every mutant, whose lockfile is the reference's); the install step then records
+    the reuse.
     `lanes`: how many checks the browser phase runs at once (default: by cores)."""
     start = time.monotonic()
     app_dir = app_dir.resolve()
@@ -211,7 +212,7 @@ def evaluate(
             phase, log = run_browser_phase(
                 workspace.dist,
                 out_dir,
-                data_file=data_file,
+                data_file=task.data,
                 video=video,
                 trace=trace,
                 screenshots=screenshots,

@@ -1,4 +1,4 @@
-"""The six gates (docs/acceptance-contract.md). Any failed gate makes the submission ineligible
+"""The six gates (the task's contract.md). Any failed gate makes the submission ineligible
 for the craft ranking; scoring caps its total at `records.rubric.GATE_CAP` from
 `hard_gate_failed`."""
 

@@ -10,6 +10,7 @@ from evaluator.evaluate import evaluate
 from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
+from records.inputs import load_round
 from records.io import move_to_history, read_record
 from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
 
@@ -57,4 +58,4 @@ def evaluate_unit(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -
         print(f"{unit}: the earlier evaluation is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
-        return evaluate(app, paths.evaluation)
+        return evaluate(app, paths.evaluation, task=load_round(round_id).load_task())

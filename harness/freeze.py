@@ -19,9 +19,7 @@ from records.inputs import load_cohort, load_round, round_settings_path
 from records.io import read_record, write_record
 from records.layout import (
     EVIDENCE_DIR,
-    PROMPT_FILE,
     REPO_ROOT,
-    STARTER_DIR,
     evaluator_sha256,  # the judge's code; also doit's dependency
     round_paths,
     scoring_source_files,
@@ -57,9 +55,10 @@ def scoring_sha256() -> str:
 def current_inputs(round_id: str) -> FrozenInputs:
     settings = load_round(round_id)
     load_cohort(settings.cohort_path)  # validates; a broken cohort never gets frozen
+    task = settings.load_task()
     return FrozenInputs(
-        prompt_sha256=file_sha256(PROMPT_FILE),
-        starter_tree_sha256=tree_sha256(STARTER_DIR),
+        prompt_sha256=file_sha256(task.prompt),
+        starter_tree_sha256=tree_sha256(task.starter),
         cohort_sha256=file_sha256(settings.cohort_path),
         settings_sha256=file_sha256(round_settings_path(round_id)),
     )
@@ -101,6 +100,7 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
         seed=settings.seed,
         cohort_file=settings.cohort,
         inputs=inputs,
+        task=settings.load_task().ref,
         evaluator_sha256=evaluator_sha256(),
         scoring_sha256=scoring_sha256(),
         tool_versions=tool_versions(),

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from harness.spend import SpendRefused, require_key_check
 from records.evidence.evaluation import Calibration
+from records.inputs import load_round
 from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, evaluator_sha256, round_paths
-from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+from records.rubric import MAX_AUTOMATED
 
 
 class PreconditionFailed(RuntimeError):
@@ -30,20 +31,21 @@ def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Cal
     """The round's calibration.json exists, parses, passed, scored exactly the reference and was
     made by the current evaluator."""
     path = round_paths(round_id, evidence_dir).calibration
+    expected = load_round(round_id).load_task().spec.calibration_score
     if not path.exists():
         raise PreconditionFailed(
             f"{path} is missing: run the calibration stage (`doit calibrate`) before any paid "
-            f"session; the evaluator must score the starter exactly {CALIBRATION_SCORE}/"
+            f"session; the evaluator must score the starter exactly {expected}/"
             f"{MAX_AUTOMATED} first"
         )
     try:
         record = read_record(path, Calibration)
     except RecordError as exc:
         raise PreconditionFailed(f"calibration unreadable, nothing is spent: {exc}") from exc
-    if not record.passed or record.automated_score != CALIBRATION_SCORE:
+    if not record.passed or record.automated_score != expected:
         why = "; ".join(record.reasons) or f"automated score {record.automated_score}"
         raise PreconditionFailed(
-            f"{path}: calibration did not pass ({why}); expected exactly {CALIBRATION_SCORE}/"
+            f"{path}: calibration did not pass ({why}); expected exactly {expected}/"
             f"{MAX_AUTOMATED}: fix the evaluator and run `doit calibrate` before any session"
         )
     current = evaluator_sha256()

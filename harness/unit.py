@@ -42,7 +42,6 @@ from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree, private_npm_cache
-from records import layout
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
@@ -319,7 +318,8 @@ def _execute(
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{unit}-", dir=scratch_root()))
     worktree, home = scratch / "wt", scratch / "home"
-    prompt = layout.PROMPT_FILE.read_bytes()
+    task = run.settings.load_task()
+    prompt = task.prompt.read_bytes()
     # the marker knows the prompt's hash and the isolation from its first write: a crash at any
     # later point records what was measured, never "None" or a sandbox it did not use
     marker = new_marker(unit, scratch, worktree).model_copy(
@@ -331,7 +331,7 @@ def _execute(
     home.mkdir(parents=True)
     try:
         cache = private_npm_cache(home / ".npm")
-        tree_hash, base = create_worktree(worktree, cache, layout.STARTER_DIR)
+        tree_hash, base = create_worktree(worktree, cache, task.starter)
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
         return _finish_without_session(
             run, marker, f"worktree preparation failed: {exc}", replacing

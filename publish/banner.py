@@ -13,7 +13,8 @@ from pathlib import Path
 from publish.sources import RoundEvidence
 from publish.views import ACHIEVABLE_WITHOUT_REVIEW, Row, parse_time
 from records.hashing import file_sha256
-from records.layout import PROMPT_FILE
+from records.io import RecordError
+from records.task import load_task
 
 KIND_LABELS = {
     "demo": "Demo round",
@@ -88,7 +89,7 @@ def _tools(evidence: RoundEvidence) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def task_title(prompt_sha256: str, prompt: Path = PROMPT_FILE) -> str | None:
+def task_title(prompt_sha256: str, prompt: Path) -> str | None:
     """The task prompt's first heading, when the prompt file is still the one the round froze
     (same bytes); None otherwise: an earlier round's task is then named by its hashes only."""
     if not prompt.is_file() or file_sha256(prompt) != prompt_sha256:
@@ -104,7 +105,13 @@ def _task(evidence: RoundEvidence) -> str:
         return "task (round not frozen)"
     inputs = record.inputs
     hashes = f"prompt {inputs.prompt_sha256[:8]}, starter {inputs.starter_tree_sha256[:8]}"
-    title = task_title(inputs.prompt_sha256)
+    if record.task is not None:  # round.json schema 3 names its task
+        ref = record.task
+        return f"task “{ref.title}” ({ref.id} {ref.version}; {hashes})"
+    try:  # frozen before: the round file's task, named only while its prompt has the same bytes
+        title = task_title(inputs.prompt_sha256, load_task(evidence.settings.task).prompt)
+    except RecordError:
+        title = None
     return f"task “{title}” ({hashes})" if title else f"task {hashes}"
 
 

@@ -15,28 +15,30 @@ from records.io import RecordError, read_record
 from records.layout import (
     EVIDENCE_DIR,
     REPO_ROOT,
-    STARTER_DIR,
     controls_inputs_json,
     controls_json,
     evaluator_source_files,
 )
+from records.task import Task, load_task
 
-CONTROLS_SOURCE = REPO_ROOT / "evaluator" / "controls"
+CONTROLS_CODE = REPO_ROOT / "evaluator" / "controls"
+SCHEMA_1_TASK = "atlas-rooms"
+"""The task of a schema-1 stamp (written before tasks were folders)."""
 
 
-def control_inputs() -> list[Path]:
-    """What decides every control's verdict: the starter, the evaluator's sources and the
-    controls themselves (reference overlay, variants, mutants)."""
+def control_inputs(task: Task) -> list[Path]:
+    """What decides every control's verdict: the task's folder (its starter, reference overlay,
+    variants and mutants), the evaluator's sources and the code that runs the controls."""
     skip = {"node_modules", "dist", ".git", "__pycache__"}
-    files = {*tree_files(STARTER_DIR, skip), *evaluator_source_files()}
-    files.update(tree_files(CONTROLS_SOURCE, skip))
+    files = {*tree_files(task.folder, skip), *evaluator_source_files()}
+    files.update(tree_files(CONTROLS_CODE, skip))
     return sorted(files)
 
 
-def inputs_record(controls: int) -> ControlsInputs:
-    files = control_inputs()
+def inputs_record(task: Task, controls: int) -> ControlsInputs:
+    files = control_inputs(task)
     digest = files_sha256(files, REPO_ROOT)
-    return ControlsInputs(sha256=digest, files=len(files), controls=controls)
+    return ControlsInputs(task=task.id, sha256=digest, files=len(files), controls=controls)
 
 
 def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
@@ -46,6 +48,7 @@ def controls_current(evidence_dir: Path = EVIDENCE_DIR) -> bool:
         return False
     try:
         recorded = read_record(stamp, ControlsInputs)
+        task = load_task(recorded.task or SCHEMA_1_TASK)
     except RecordError:
         return False
-    return recorded.sha256 == inputs_record(recorded.controls).sha256
+    return recorded.sha256 == inputs_record(task, recorded.controls).sha256

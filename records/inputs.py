@@ -17,6 +17,7 @@ from records.evidence.agent import AgentInfo
 from records.fixed_controls import ControlDifference
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
+from records.task import DEFAULT_TASK, Task, load_task
 
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
 KEY_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -261,6 +262,10 @@ class RoundSettings(Frozen):
         "simulator; real: the paid gateway (default from gateway.kind)"
     )
     cohort: str = Field(description="cohort file, relative to benchmark/")
+    task: str = Field(
+        default=DEFAULT_TASK,
+        description="the task every session gets: a folder of benchmark/tasks/ (records/task.py)",
+    )
     gateway: Gateway
     simulation: Simulation | None = None
     ceilings: Ceilings
@@ -375,6 +380,10 @@ class RoundSettings(Frozen):
     @property
     def cohort_path(self) -> Path:
         return BENCHMARK_DIR / self.cohort
+
+    def load_task(self) -> Task:
+        """The round's task folder (a missing or broken one raises RecordError naming it)."""
+        return load_task(self.task)
 
 
 def load_cohort(path: Path) -> Cohort:

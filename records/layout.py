@@ -39,8 +39,6 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCHMARK_DIR = REPO_ROOT / "benchmark"
-STARTER_DIR = REPO_ROOT / "app-starter"
-PROMPT_FILE = BENCHMARK_DIR / "task-prompt.md"
 TOOLS_DIR = REPO_ROOT / ".tools"
 # SITEOS_EVIDENCE_DIR lets tests and the end-to-end check run a whole round into a scratch folder.
 EVIDENCE_DIR = Path(os.environ.get("SITEOS_EVIDENCE_DIR") or REPO_ROOT / "evidence").resolve()

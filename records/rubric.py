@@ -75,9 +75,6 @@ REVIEW_MAX = sum(d.points for d in DIMENSIONS if d.source == "review")
 GATE_CAP = 49.0
 """Any hard-gate failure caps the total here."""
 
-CALIBRATION_SCORE = 26
-"""The automated score the deliberately incomplete starter must get, exactly."""
-
 REVIEW_RANGES = {
     "visual": BY_DIMENSION["visual"].points,
     "code_quality": BY_DIMENSION["code"].points,

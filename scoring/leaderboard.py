@@ -353,6 +353,7 @@ def frozen_versions(ctx: RoundContext) -> FrozenVersions | None:
         return None
     record = read_record(frozen, RoundRecord)
     return FrozenVersions(
+        task=record.task,
         prompt_sha256=record.inputs.prompt_sha256,
         starter_tree_sha256=record.inputs.starter_tree_sha256,
         evaluator_sha256=record.evaluator_sha256,

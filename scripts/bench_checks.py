@@ -31,6 +31,7 @@ from typing import Any
 from evaluator.checks import CHECKS
 from evaluator.controls.materialize import materialize_reference
 from records.layout import REPO_ROOT
+from records.task import DEFAULT_TASK, load_task
 from records.tools import NPM_CACHE, node_path_env
 from sandbox import loopback_netns_argv
 from sandbox.monitor import machine_busy_seconds
@@ -40,7 +41,7 @@ NONE, ALL = "(no check)", "(all checks)"
 
 def build_reference(root: Path) -> Path:
     app = root / "reference"
-    materialize_reference(app)
+    materialize_reference(load_task(DEFAULT_TASK), app)
     env = node_path_env()
     cache = root / "npm-cache"
     shutil.copytree(NPM_CACHE, cache)

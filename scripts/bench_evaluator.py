@@ -34,10 +34,12 @@ from pathlib import Path
 from evaluator.controls.materialize import materialize_reference
 from evaluator.evaluate import evaluate
 from records.layout import REPO_ROOT
+from records.task import DEFAULT_TASK, load_task
 from records.tools import NPM_CACHE, node_path_env
 from sandbox import loopback_netns_argv
 from sandbox.monitor import machine_busy_seconds
 
+TASK = load_task(DEFAULT_TASK)
 PAGE_LOAD = r"""
 import sys, threading
 from pathlib import Path
@@ -108,7 +110,7 @@ def main() -> int:
     )
     with tempfile.TemporaryDirectory(prefix="siteos-bench-") as tmp:
         app = Path(tmp) / "reference"
-        materialize_reference(app)
+        materialize_reference(TASK, app)
         for i in range(args.runs):
             work = Path(tmp) / f"run{i}"
             work.mkdir()
@@ -119,6 +121,7 @@ def main() -> int:
                 result = evaluate(
                     app,
                     out,
+                    task=TASK,
                     video=evidence,
                     trace=evidence,
                     screenshots=evidence,

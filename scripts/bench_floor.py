@@ -50,6 +50,7 @@ from playwright.sync_api import sync_playwright
 import evaluator.browser_phase as phase
 from evaluator.browser import CHROMIUM_ARGS, run_axe, settle
 from evaluator.data import load_venues
+from records.task import DEFAULT_TASK, load_task
 from evaluator.serve import StaticServer
 from records.tools import CHROMIUM
 from sandbox.monitor import machine_busy_seconds
@@ -78,7 +79,7 @@ def cost(action, n):
         action()
     return (machine_busy_seconds() - cpu) / n
 
-data = load_venues()
+data = load_venues(load_task(DEFAULT_TASK).data)
 with StaticServer(dist) as server, sync_playwright() as pw:
     def launch_close():
         pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS).close()

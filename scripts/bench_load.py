@@ -30,6 +30,7 @@ from pathlib import Path
 
 from evaluator.controls.run import run_controls
 from records.evidence.controls import ControlRow, read_controls
+from records.task import DEFAULT_TASK, load_task
 from sandbox.monitor import machine_busy_seconds
 
 HOG = "while True: pass"
@@ -71,7 +72,9 @@ def judge(label: str, only: list[str] | None, folder: Path, hogs: int) -> Run:
     started, busy0 = time.monotonic(), machine_busy_seconds()
     running = start_hogs(hogs)
     try:
-        run_controls(only, out_json=out_json, out_dir=folder / "controls")
+        run_controls(
+            only, task=load_task(DEFAULT_TASK), out_json=out_json, out_dir=folder / "controls"
+        )
     finally:
         stop_hogs(running)
     wall = time.monotonic() - started

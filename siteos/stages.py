@@ -27,10 +27,11 @@ def calibrate(round_id: str) -> object:
     return calibrate(round_id)
 
 
-def controls() -> object:
+def controls(task_id: str) -> object:
     from evaluator.controls.run import run_controls
+    from records.task import load_task
 
-    return run_controls()
+    return run_controls(task=load_task(task_id))
 
 
 def catalogue(round_id: str) -> object:

@@ -24,7 +24,10 @@ from evaluator.checks.base import CheckContext, Facts
 from evaluator.checks.spec import Check
 from evaluator.data import load_venues
 from evaluator.serve import StaticServer
+from records.task import DEFAULT_TASK, load_task
 from records.tools import CHROMIUM
+
+TASK = load_task(DEFAULT_TASK)
 
 PAGE = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head><body><main>
 <h1>Enquire</h1>
@@ -55,7 +58,7 @@ class _Quiet:
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0])
-    data = load_venues()
+    data = load_venues(TASK.data)
     found: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "index.html").write_text(PAGE)

@@ -16,21 +16,16 @@ from demo_build import (
     start_in_background,
     stop_background,
 )
+from task_support import stand_in_task
 
-import harness.freeze as freeze_stage
 from sandbox.monitor import machine_busy_seconds
 
 
 @pytest.fixture
 def frozen_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`tmp_path` holding a stand-in task prompt and starter tree that the freeze stage reads."""
-    prompt = tmp_path / "task-prompt.md"
-    prompt.write_bytes(b"Build the site.\n")
-    starter = tmp_path / "starter"
-    (starter / "src").mkdir(parents=True)
-    (starter / "src" / "main.ts").write_text("export {}\n")
-    monkeypatch.setattr(freeze_stage, "PROMPT_FILE", prompt)
-    monkeypatch.setattr(freeze_stage, "STARTER_DIR", starter)
+    """`tmp_path` holding `tasks/atlas-rooms/`: a stand-in task (prompt, starter tree) that the
+    freeze stage reads in place of the real one."""
+    stand_in_task(tmp_path / "tasks", monkeypatch, b"Build the site.\n")
     return tmp_path
 
 

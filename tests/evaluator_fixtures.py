@@ -59,8 +59,9 @@ def materialize_static_atlas(dest: Path) -> None:
     """The independent vanilla-JS implementation, with the frozen data and the starter's media."""
     import shutil
 
-    from records.layout import STARTER_DIR
+    from records.task import DEFAULT_TASK, load_task
 
+    task = load_task(DEFAULT_TASK)
     shutil.copytree(FIXTURES / "atlas-static", dest)
-    shutil.copy(STARTER_DIR / "src" / "data" / "venues.json", dest / "static" / "venues.json")
-    shutil.copytree(STARTER_DIR / "public" / "media", dest / "static" / "media")
+    shutil.copy(task.data, dest / "static" / "venues.json")
+    shutil.copytree(task.starter / "public" / "media", dest / "static" / "media")

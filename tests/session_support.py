@@ -25,12 +25,13 @@ from records import layout
 from records.evidence.evaluation import Calibration
 from records.inputs import Candidate, Cohort, load_cohort, load_round
 from records.io import write_record
-from records.rubric import CALIBRATION_SCORE
 from records.simulator_scripts import load_script
+from records.task import DEFAULT_TASK, load_task
+
+CALIBRATION = load_task(DEFAULT_TASK).spec.calibration_score
 
 REPO = Path(__file__).resolve().parent.parent
 ESCAPE_SCRIPT = REPO / "benchmark" / "demo" / "models" / "escape-artist.json"
-FALLBACK_PROMPT = b"Build the Atlas Rooms venue site described in PROGRESS.md.\n"
 CATALOGUE = {
     "pricing": {"prompt": "0.000001", "completion": "0.000002"},
     "supported_parameters": ["max_tokens", "tools", "tool_choice"],
@@ -129,13 +130,8 @@ class _SimulatorShim:
 
 
 def freeze_demo(evidence: Path, setattr: Callable[[Any, str, Any], None]) -> None:
-    """round.json for the demo round in `evidence` (a stand-in prompt until the real one lands)."""
-    if not layout.PROMPT_FILE.exists():
-        prompt = evidence / "task-prompt.md"
-        evidence.mkdir(parents=True, exist_ok=True)
-        prompt.write_bytes(FALLBACK_PROMPT)
-        setattr(layout, "PROMPT_FILE", prompt)
-        setattr(freeze_stage, "PROMPT_FILE", prompt)
+    """round.json for the demo round in `evidence`."""
+    del setattr
     load_round("showcase")
     freeze_stage.freeze("showcase", evidence)
 
@@ -166,7 +162,8 @@ def pass_preconditions(evidence: Path) -> None:
     write_record(
         layout.round_paths("showcase", evidence).calibration,
         Calibration(
-            round_id="showcase", passed=True, automated_score=CALIBRATION_SCORE, checks_executed=15,
+            round_id="showcase", passed=True, checks_executed=15,
+            automated_score=CALIBRATION, expected_score=CALIBRATION,
             evaluator_sha256=layout.evaluator_sha256(), hard_gate_failed=True,
             missing_core_journeys=["filter", "detail", "enquiry"],
             install_ok=True, build_ok=True, failed_checks=[], expected_failed_checks=[],

@@ -24,7 +24,10 @@ from evaluator.checks import dialog_focus
 from evaluator.checks.base import CheckContext, Facts
 from evaluator.data import load_venues
 from evaluator.serve import StaticServer
+from records.task import DEFAULT_TASK, load_task
 from records.tools import CHROMIUM
+
+TASK = load_task(DEFAULT_TASK)
 
 PAGE = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head><body><main>
 <h1>A slow room</h1><button id="enquire">Enquire about this venue</button>
@@ -64,7 +67,7 @@ document.addEventListener('keydown', (event) => {
 
 def main(argv: list[str]) -> int:
     out, delay, block = Path(argv[0]), int(argv[1]), int(argv[2]) if len(argv) > 2 else 0
-    data = load_venues()
+    data = load_venues(TASK.data)
     with tempfile.TemporaryDirectory() as tmp:
         page = PAGE.replace("__DELAY__", str(delay)).replace("__BLOCK__", str(block))
         (Path(tmp) / "index.html").write_text(page)

@@ -146,3 +146,82 @@ def test_the_import_graph_holds() -> None:
 )
 def test_the_checker_catches_what_it_should(module: str, source: str, bad: bool) -> None:
     assert bool(violations(source, module)) is bad
+
+
+# --- the task is a folder, reached through a value ------------------------------------------
+# A module never holds a task's files as a global: it gets a `Task` (records/task.py) from its
+# caller, the round (`RoundSettings.load_task()`) or a command line's `--task`.
+OLD_TASK_GLOBALS = {
+    "PROMPT_FILE", "STARTER_DIR", "DATA_FILE", "CONTRACT_FILE", "REFERENCE_DIR", "MUTANTS_DIR",
+    "VARIANTS_DIR", "CALIBRATION_SCORE",
+}  # fmt: skip
+TASK_PATH_WORDS = ("app-starter", "task-prompt.md", "acceptance-contract.md", "benchmark/tasks")
+DEFAULT_TASK_USERS = {"records.task", "records.inputs"}
+"""Where the default task may be named outside a command line's `main` (the round file's
+default)."""
+
+
+def task_globals(source: str, module: str) -> list[str]:
+    """Every way `module`'s source reaches a task other than through a value, as sentences."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    in_main: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "main":
+            in_main.update(id(n) for n in ast.walk(node))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.alias):
+            name = node.id if isinstance(node, ast.Name) else (node.asname or node.name)
+            if name in OLD_TASK_GLOBALS:
+                found.append(f"{module}: names {name}, a task global")
+            if name == "TASKS_DIR" and module != "records.task":
+                found.append(f"{module}: reads TASKS_DIR (ask records.task.load_task)")
+            if (
+                name == "DEFAULT_TASK"
+                and module not in DEFAULT_TASK_USERS
+                and id(node) not in in_main
+                and isinstance(node, ast.Name)
+            ):
+                found.append(f"{module}: names DEFAULT_TASK outside a command line's main()")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            path_like = not any(c.isspace() for c in node.value)  # prose may name the folders
+            if (
+                path_like
+                and module != "records.task"
+                and any(w in node.value for w in TASK_PATH_WORDS)
+            ):
+                found.append(f"{module}: the literal {node.value[:60]!r} names a task's files")
+    for node in tree.body:  # module level: no task is loaded at import
+        for call in ast.walk(node):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name | ast.Attribute)
+                and (call.func.id if isinstance(call.func, ast.Name) else call.func.attr)
+                == "load_task"
+                and not isinstance(node, ast.FunctionDef | ast.ClassDef)
+            ):
+                found.append(f"{module}: loads a task at import")
+    return found
+
+
+def test_no_module_reads_a_task_global() -> None:
+    found = [
+        v for path in project_modules() for v in task_globals(path.read_text(), module_name(path))
+    ]
+    assert not found, "a task reached outside a value:\n  " + "\n  ".join(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "bad"),
+    [
+        ("from records.layout import PROMPT_FILE", True),
+        ("X = REPO_ROOT / 'app-starter'", True),
+        ("from records.task import TASKS_DIR", True),
+        ("TASK = load_task('atlas-rooms')", True),
+        ("def f(t):\n    return load_task(DEFAULT_TASK)", True),
+        ("def main():\n    return load_task(DEFAULT_TASK)", False),
+        ("def f(settings):\n    return settings.load_task().prompt", False),
+    ],
+)
+def test_the_task_checker_catches_what_it_should(source: str, bad: bool) -> None:
+    assert bool(task_globals(source, "evaluator.x")) is bad

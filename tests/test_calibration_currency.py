@@ -25,7 +25,9 @@ from records import layout
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import read_record, write_json
 from records.layout import evaluator_sha256, evaluator_source_files, round_paths
-from records.rubric import CALIBRATION_SCORE
+from records.task import DEFAULT_TASK, load_task
+
+CALIBRATION = load_task(DEFAULT_TASK).spec.calibration_score
 
 STARTER_FAILS = ("filter-journey", "url-state", "venue-detail", "enquiry-form", "long-copy",
                  "mobile-nav", "dialog-focus", "reduced-motion")  # fmt: skip
@@ -39,8 +41,8 @@ def starter_result() -> EvaluationResult:
 @pytest.fixture
 def calibrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A passing calibration written by `calibrate` with the current evaluator."""
-    monkeypatch.setattr(calibration, "materialize", lambda dest: dest.mkdir(parents=True))
-    monkeypatch.setattr(calibration, "evaluate", lambda app, out: starter_result())
+    monkeypatch.setattr(calibration, "materialize", lambda task, dest: dest.mkdir(parents=True))
+    monkeypatch.setattr(calibration, "evaluate", lambda app, out, task: starter_result())
     evidence = tmp_path / "evidence"
     assert calibration.calibrate("showcase", evidence) == 0
     return evidence
@@ -55,7 +57,7 @@ def another_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_calibration_records_the_evaluator_that_made_it(calibrated: Path) -> None:
     record = read_record(round_paths("showcase", calibrated).calibration, Calibration)
     assert record.schema_version == 2 and record.passed
-    assert record.automated_score == CALIBRATION_SCORE
+    assert record.automated_score == CALIBRATION
     assert record.evaluator_sha256 == evaluator_sha256()
     assert require_calibration("showcase", calibrated) == record
 
@@ -86,8 +88,8 @@ def test_a_schema_1_calibration_loads_but_names_no_evaluator(tmp_path: Path) -> 
     """Older files load; a passing one cannot show which evaluator made it, so it is refused."""
     path = round_paths("showcase", tmp_path).calibration
     fields = {
-        "round_id": "showcase", "passed": True, "automated_score": CALIBRATION_SCORE,
-        "expected_score": CALIBRATION_SCORE, "checks_executed": 15, "hard_gate_failed": True,
+        "round_id": "showcase", "passed": True, "automated_score": CALIBRATION,
+        "expected_score": CALIBRATION, "checks_executed": 15, "hard_gate_failed": True,
         "missing_core_journeys": ["filter", "detail", "enquiry"], "install_ok": True,
         "build_ok": True, "failed_checks": [], "expected_failed_checks": [], "reasons": [],
         "result": "calibration/result.json", "duration_s": 60.0, "schema_version": 1,

@@ -16,6 +16,9 @@ from records.controls_stamp import controls_current, inputs_record
 from records.evidence.controls import ControlsInputs
 from records.io import write_json, write_record
 from records.layout import REPO_ROOT, controls_inputs_json, controls_json
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 
 def _doit_controls(evidence: Path, round_id: str) -> str:
@@ -32,7 +35,7 @@ def test_current_only_with_a_stamp_of_the_current_inputs(tmp_path: Path) -> None
     assert not controls_current(tmp_path)
     write_json(controls_json(tmp_path), [])
     assert not controls_current(tmp_path)  # controls.json alone: not known to match
-    write_record(controls_inputs_json(tmp_path), inputs_record(19))
+    write_record(controls_inputs_json(tmp_path), inputs_record(TASK, 19))
     assert controls_current(tmp_path)
     stale = ControlsInputs(sha256="0" * 64, files=1, controls=19)
     write_record(controls_inputs_json(tmp_path), stale)
@@ -44,7 +47,7 @@ def test_current_only_with_a_stamp_of_the_current_inputs(tmp_path: Path) -> None
 def test_a_new_round_finds_the_controls_up_to_date(tmp_path: Path) -> None:
     """Two rounds, two doit state files, one controls run: neither round wants to run it."""
     write_json(controls_json(tmp_path), [])
-    write_record(controls_inputs_json(tmp_path), inputs_record(19))
+    write_record(controls_inputs_json(tmp_path), inputs_record(TASK, 19))
     for round_id in ("demo", "round-0-rehearsal"):
         assert "status     : up-to-date" in _doit_controls(tmp_path, round_id)
     controls_inputs_json(tmp_path).unlink()

@@ -1,7 +1,7 @@
 """Legal variants: positive controls beside the mutants (no browser here; the demo build's controls
 stage evaluates them, tests/test_evaluator_controls.py reads its verdicts).
 
-A variant is `evaluator/controls/variants/<name>.patch`, applied on the reference like a mutant,
+A variant is the task's `variants/<name>.patch`, applied on the reference like a mutant,
 run as the control `variant-<name>` and expected to pass (60/60, no failed check, no gate); its
 header names the contract clauses it exercises (the traceability table's last column).
 """
@@ -19,7 +19,6 @@ from pydantic import TypeAdapter
 from evaluator.contract import BY_ID as CLAUSES
 from evaluator.controls.materialize import materialize_reference
 from evaluator.controls.run import (
-    VARIANTS_DIR,
     all_controls,
     apply_patch,
     describe,
@@ -33,15 +32,18 @@ from records.controls_stamp import control_inputs, inputs_record
 from records.evidence.controls import ControlRow
 from records.io import RecordError, write_json
 from records.layout import REPO_ROOT
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 ROWS = TypeAdapter(list[ControlRow])
 MINE = ("native-dialog", "portal-inert", "grid-areas", "staggered-entrance")
 
 
 def test_the_variants_are_controls_that_must_pass() -> None:
-    variants = variant_patches()
+    variants = variant_patches(TASK.variants)
     assert set(MINE) <= set(variants) and len(variants) >= 6  # issue 28: at least six
-    controls = all_controls(mutant_patches(), variants)
+    controls = all_controls(mutant_patches(TASK.mutants), variants)
     assert [c.kind for c in controls[: len(variants) + 1]] == ["reference"] + ["variant"] * len(
         variants
     )
@@ -71,9 +73,9 @@ def test_the_runner_picks_up_whatever_patches_are_in_the_folder(tmp_path: Path) 
     folder = tmp_path / "variants"
     folder.mkdir()
     assert variant_patches(folder) == {}
-    shutil.copy(VARIANTS_DIR / "grid-areas.patch", folder / "late-arrival.patch")
+    shutil.copy(TASK.variants / "grid-areas.patch", folder / "late-arrival.patch")
     assert list(variant_patches(folder)) == ["late-arrival"]
-    names = [c.name for c in all_controls(mutant_patches(), variant_patches(folder))]
+    names = [c.name for c in all_controls(mutant_patches(TASK.mutants), variant_patches(folder))]
     assert names[:2] == ["reference", "variant-late-arrival"]
 
 
@@ -81,8 +83,8 @@ def test_the_runner_picks_up_whatever_patches_are_in_the_folder(tmp_path: Path) 
 def test_each_variant_applies_on_the_reference_and_names_known_clauses(
     tmp_path: Path, name: str
 ) -> None:
-    patch = variant_patches()[name]
-    app = materialize_reference(tmp_path / "app")
+    patch = variant_patches(TASK.variants)[name]
+    app = materialize_reference(TASK, tmp_path / "app")
     assert apply_patch(app, patch) is None
     clauses = exercised_clauses(patch)
     assert clauses and set(clauses) <= set(CLAUSES), clauses
@@ -90,16 +92,16 @@ def test_each_variant_applies_on_the_reference_and_names_known_clauses(
 
 
 def test_every_variant_file_is_an_input_of_the_controls_stamp(tmp_path: Path) -> None:
-    inputs = set(control_inputs())
-    assert {VARIANTS_DIR / f"{v}.patch" for v in variant_patches()} <= inputs
-    before = inputs_record(1).sha256
-    extra = VARIANTS_DIR / "zz-stamp-probe.patch"
+    inputs = set(control_inputs(TASK))
+    assert {TASK.variants / f"{v}.patch" for v in variant_patches(TASK.variants)} <= inputs
+    before = inputs_record(TASK, 1).sha256
+    extra = TASK.variants / "zz-stamp-probe.patch"
     try:
         extra.write_text("# zz-stamp-probe: test only\n# exercises: shell.focus\n")
-        assert inputs_record(1).sha256 != before  # a new variant makes the stamp stale
+        assert inputs_record(TASK, 1).sha256 != before  # a new variant makes the stamp stale
     finally:
         extra.unlink()
-    assert inputs_record(1).sha256 == before
+    assert inputs_record(TASK, 1).sha256 == before
 
 
 def test_rows_of_schema_1_load_with_the_kind_their_name_says(tmp_path: Path) -> None:
@@ -141,11 +143,11 @@ def test_the_site_reads_rows_with_their_kind(tmp_path: Path) -> None:
 
 
 def test_the_traceability_table_names_the_variants_that_exercise_each_clause() -> None:
-    found = exercised_by()
+    found = exercised_by(TASK.variants)
     assert "native-dialog" in found["dialog.focus"]
     assert "staggered-entrance" in found["shell.entrance"]
-    assert "| legal variants that exercise it |" in table()
-    assert variant_problems() == []
+    assert "| legal variants that exercise it |" in table(TASK.variants)
+    assert variant_problems(TASK.variants) == []
 
 
 def test_a_variant_without_clauses_or_with_an_unknown_one_is_a_traceability_problem(

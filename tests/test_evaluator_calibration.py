@@ -12,7 +12,9 @@ from evaluator.checks import CHECK_COUNT
 from records.evidence.evaluation import Calibration
 from records.io import read_record
 from records.layout import round_paths
-from records.rubric import CALIBRATION_SCORE
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -20,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_calibration_passes_on_the_starter(demo_round: DemoBuild) -> None:
     paths = round_paths("demo", demo_round.pristine)
     record = read_record(paths.calibration, Calibration)
-    assert record.passed and record.automated_score == CALIBRATION_SCORE
+    assert record.passed and record.automated_score == TASK.spec.calibration_score
     assert record.checks_executed == CHECK_COUNT and record.hard_gate_failed
     assert sorted(record.missing_core_journeys) == ["detail", "enquiry", "filter"]
     assert sorted(record.failed_checks) == sorted(STARTER_FAILS)  # what the stubbed tests assume

@@ -22,12 +22,15 @@ from records.controls_stamp import controls_current
 from records.evidence.controls import read_controls
 from records.io import read_json
 from records.layout import controls_json
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_every_check_has_a_mutant() -> None:
-    patches = mutant_patches()
+    patches = mutant_patches(TASK.mutants)
     assert sorted({check_of(m) for m in patches}) == sorted(c.id for c in CHECKS)
     assert expected_gates(patches["axe"]) == ["axe-serious"]
     assert expected_gates(patches["venue-detail"]) == []  # a renamed term: the journey holds
@@ -36,7 +39,9 @@ def test_every_check_has_a_mutant() -> None:
 def test_mutants_share_the_reference_install(tmp_path: Path) -> None:
     """Controls hard-link one install of the reference: no shipped mutant may change the
     dependencies, and one that did would be given its own install."""
-    assert not [m for m, patch in mutant_patches().items() if touches_dependencies(patch)]
+    assert not [
+        m for m, patch in mutant_patches(TASK.mutants).items() if touches_dependencies(patch)
+    ]
     bump = tmp_path / "deps.patch"
     bump.write_text(
         "# a new dependency\n--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-{}\n+{ }\n"
@@ -49,7 +54,7 @@ def test_the_controls_the_build_ran_match(demo_round: DemoBuild) -> None:
     and it is not taken for a complete run (no stamp: the controls stage stays outstanding)."""
     rows = read_controls(controls_json(demo_round.pristine)) or []
     assert read_json(controls_json(demo_round.pristine))["schema_version"] == 3  # typed, versioned
-    order = control_names(mutant_patches(), variant_patches())
+    order = control_names(mutant_patches(TASK.mutants), variant_patches(TASK.variants))
     assert [r.control for r in rows] == sorted(BUILD_CONTROLS, key=order.index)
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad

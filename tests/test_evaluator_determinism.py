@@ -28,6 +28,9 @@ from records.evidence.evaluation import CheckResult, EvaluationResult, GateResul
 from records.io import read_record
 from records.layout import controls_dir, round_paths
 from records.rubric import MAX_AUTOMATED
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -60,7 +63,7 @@ def test_the_unit_submitted_the_reference(tmp_path: Path, demo_round: DemoBuild)
     unit = round_paths(demo_round.round_id, demo_round.pristine).unit(UNIT)
     with tarfile.open(unit.archive) as archive:
         archive.extractall(tmp_path / "unit", filter="data")
-    reference = materialize.materialize_reference(tmp_path / "reference")
+    reference = materialize.materialize_reference(TASK, tmp_path / "reference")
     assert _files(tmp_path / "unit" / "worktree") == _files(reference)
 
 

@@ -15,7 +15,10 @@ from evaluator.checks import CHECK_COUNT
 from evaluator.evaluate import evaluate, run_browser_phase
 from records.layout import REPO_ROOT
 from records.rubric import MAX_AUTOMATED
+from records.task import DEFAULT_TASK, load_task
 from sandbox import Limits, MiB
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -57,7 +60,7 @@ def test_build_cannot_read_the_repository_or_write_outside(tmp_path: Path) -> No
     (app / "snoop.js").write_text(script)
     before_app = snapshot(app)
     before_repo = snapshot(REPO_ROOT / "evaluator")
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     log = (tmp_path / "out" / "logs" / "build.log").read_text()
     assert "FOUND " + str(REPO_ROOT) + "/pyproject.toml" not in log
     assert "WROTE" not in log
@@ -75,7 +78,7 @@ def test_build_cannot_read_the_repository_or_write_outside(tmp_path: Path) -> No
 def test_build_cannot_open_network_connections(tmp_path: Path) -> None:
     app = make_app(tmp_path / "app", "node net.js", {"net.js": NET})
     start = time.monotonic()
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     log = (tmp_path / "out" / "logs" / "build.log").read_text()
     assert "NET CONNECTED" not in log
     assert "NET error" in log  # ENETUNREACH: there is no route out of the sandbox
@@ -87,7 +90,7 @@ def test_endless_build_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(build.STEP_TIMEOUTS, "build", 5.0)
     app = make_app(tmp_path / "app", "node -e 'for(;;){}' & sleep 1000")
     start = time.monotonic()
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     assert time.monotonic() - start < 120  # the 5 s limit, not the default 300 s, ended it
     step = next(s for s in result.steps if s.name == "build")
     assert step.timed_out and not step.ok
@@ -98,7 +101,7 @@ def test_endless_build_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_gigabytes_of_output_are_capped(tmp_path: Path) -> None:
     app = make_app(tmp_path / "app", "yes 'log spam log spam log spam'")
     start = time.monotonic()
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     assert time.monotonic() - start < 120  # the output cap, not the 300 s step limit, ended it
     step = next(s for s in result.steps if s.name == "build")
     assert step.output_capped and not step.ok
@@ -196,7 +199,7 @@ def test_build_past_a_resource_limit_fails_with_that_limit(
     monkeypatch.setattr(build, "LIMITS", HOSTILE_LIMITS)
     app = make_app(tmp_path / "app", command)
     start = time.monotonic()
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     assert time.monotonic() - start < 240  # ended by the limit, well before the step's timeout
     step = next(s for s in result.steps if s.name == "build")
     assert not step.ok and reason in step.summary, step.summary
@@ -224,7 +227,7 @@ HANGS = """<!doctype html><html lang="en"><head><title>Atlas Rooms</title></head
 def test_page_that_never_settles_is_judged_within_limits(tmp_path: Path) -> None:
     app = static_app(tmp_path / "app", NEVER_SETTLES)
     start = time.monotonic()
-    result = evaluate(app, tmp_path / "out", video=False, trace=False, screenshots=False)
+    result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     assert time.monotonic() - start < 240
     assert result.evaluator_error is None
     assert result.checks_executed == CHECK_COUNT
@@ -237,7 +240,13 @@ def test_page_that_blocks_its_main_thread_is_killed(tmp_path: Path) -> None:
     app = static_app(tmp_path / "app", HANGS)
     start = time.monotonic()
     result = evaluate(
-        app, tmp_path / "out", video=False, trace=False, screenshots=False, check_budget=8
+        app,
+        tmp_path / "out",
+        task=TASK,
+        video=False,
+        trace=False,
+        screenshots=False,
+        check_budget=8,
     )
     assert time.monotonic() - start < 180
     assert result.evaluator_error is None
@@ -260,8 +269,9 @@ def test_requests_that_try_to_leave_loopback_fail_and_are_recorded(tmp_path: Pat
     app = static_app(tmp_path / "app", REACHES_OUT)
     dist = app / "static"
     phase, _ = run_browser_phase(
-        dist, tmp_path / "out", only=["media-fallback"], video=False, trace=False, screenshots=False
-    )
+        dist, tmp_path / "out", data_file=TASK.data, only=["media-fallback"], video=False,
+        trace=False, screenshots=False,
+    )  # fmt: skip
     assert phase.complete, phase.error
     assert {
         "https://fonts.example.com/atlas.css",

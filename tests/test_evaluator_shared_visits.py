@@ -14,9 +14,12 @@ import pytest
 
 from evaluator.build import Workspace, copy_app, run_step
 from evaluator.controls import materialize
-from evaluator.controls.run import MUTANTS_DIR, apply_patch
+from evaluator.controls.run import apply_patch
 from evaluator.evaluate import run_browser_phase
 from records.evidence.evaluation import CheckResult, PhaseRecord
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,9 +31,9 @@ def _said(check: CheckResult) -> tuple[bool, list[tuple[str, str, str | None, st
 
 
 def test_a_shared_visit_judges_like_the_checks_own_visit(tmp_path: Path) -> None:
-    app = materialize.materialize_reference(tmp_path / "app")
+    app = materialize.materialize_reference(TASK, tmp_path / "app")
     for mutant in ("long-copy", "catalogue-listing"):
-        assert apply_patch(app, MUTANTS_DIR / f"{mutant}.patch") is None
+        assert apply_patch(app, TASK.mutants / f"{mutant}.patch") is None
     workspace = Workspace(tmp_path / "ws")
     workspace.root.mkdir()
     copy_app(app, workspace)
@@ -39,8 +42,8 @@ def test_a_shared_visit_judges_like_the_checks_own_visit(tmp_path: Path) -> None
 
     def phase(out: str, only: list[str]) -> PhaseRecord:
         record, _ = run_browser_phase(
-            workspace.dist, tmp_path / out, only=only, video=False, trace=False,
-            screenshots=False, lanes=1,
+            workspace.dist, tmp_path / out, data_file=TASK.data, only=only, video=False,
+            trace=False, screenshots=False, lanes=1,
         )  # fmt: skip
         return record
 

@@ -7,15 +7,18 @@ from evaluator.checks import CHECKS
 from evaluator.contract import BY_ID, CLAUSES, fragments, read_contract
 from evaluator.gates import GATE_CLAUSES, GATE_IDS
 from evaluator.traceability import owners, problems, render
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 
 def test_every_contract_clause_is_owned_or_says_why_not() -> None:
-    assert problems(read_contract()) == []
+    assert problems(read_contract(TASK.contract), TASK.variants) == []
 
 
 def test_the_committed_table_is_current() -> None:
-    markdown = read_contract()
-    assert render(markdown) == markdown, "run: python -m evaluator.traceability"
+    markdown = read_contract(TASK.contract)
+    assert render(markdown, TASK.variants) == markdown, "run: python -m evaluator.traceability"
 
 
 def test_every_check_and_gate_owns_clauses() -> None:
@@ -30,24 +33,24 @@ def test_every_check_and_gate_owns_clauses() -> None:
 
 
 def test_a_new_sentence_without_a_clause_is_caught() -> None:
-    markdown = read_contract().replace(
+    markdown = read_contract(TASK.contract).replace(
         "- Entrance transitions are finite",
         "- Every page plays a jingle on load.\n- Entrance transitions are finite",
     )
-    assert problems(markdown) == [
+    assert problems(markdown, TASK.variants) == [
         "no clause covers the contract's words: 'Every page plays a jingle on load'"
     ]
 
 
 def test_reworded_contract_words_are_caught() -> None:
-    markdown = read_contract().replace("at least 3 columns", "at least three columns")
-    found = problems(markdown)
+    markdown = read_contract(TASK.contract).replace("at least 3 columns", "at least three columns")
+    found = problems(markdown, TASK.variants)
     assert any("catalogue.grid" in p and "not in the contract" in p for p in found), found
 
 
 def test_fragments_do_not_split_inside_parentheses_or_code() -> None:
-    parts = fragments(read_contract())
+    parts = fragments(read_contract(TASK.contract))
     assert any(p.startswith("URL state: query parameters `type`") and "e.g." in p for p in parts)
     whole = "14 venues in `src/data/venues.json` (read-only for sessions; the evaluator reads "
-    whole += "the frozen copy in `app-starter/`)"
+    whole += "the frozen copy in the task's `starter/`)"
     assert whole in parts

@@ -24,16 +24,16 @@ from records.evidence.evaluation import (
     GateResult,
 )
 from records.rubric import AUTOMATED_MAX, GATE_CAP, MAX_AUTOMATED
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ROW = re.compile(
     r"^\| `([a-z-]+)` \| (functional|responsive|accessibility) \| (\d+) \|", re.M
 )
 # The contract's table of scored checks: id -> (dimension, points), in its order.
-CONTRACT = {
-    m[0]: (m[1], int(m[2]))
-    for m in TABLE_ROW.findall((ROOT / "docs" / "acceptance-contract.md").read_text())
-}
+CONTRACT = {m[0]: (m[1], int(m[2])) for m in TABLE_ROW.findall(TASK.contract.read_text())}
 
 
 def test_checks_match_the_contract_table() -> None:
@@ -88,7 +88,7 @@ def test_count_phrases() -> None:
 
 
 def test_data_helpers() -> None:
-    data = load_venues()
+    data = load_venues(TASK.data)
     assert len(data.venues) == 14
     assert len(data.longest_name.name) > 60 and len(data.longest_description.description) > 1500
     assert data.matching({"loft"}) == [v for v in data.venues if v.type == "loft"]

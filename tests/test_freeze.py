@@ -42,7 +42,7 @@ def test_freeze_writes_hashes_and_is_stable(frozen_inputs: Path) -> None:
 def test_prompt_change_before_any_scored_unit_refreezes(frozen_inputs: Path) -> None:
     evidence = frozen_inputs / "evidence"
     first = freeze_stage.freeze("round-0", evidence)
-    (frozen_inputs / "task-prompt.md").write_bytes(b"Build the site!\n")
+    (frozen_inputs / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site!\n")
     second = freeze_stage.freeze("round-0", evidence)
     assert second.inputs.prompt_sha256 != first.inputs.prompt_sha256
 
@@ -51,14 +51,19 @@ def test_prompt_change_before_any_scored_unit_refreezes(frozen_inputs: Path) -> 
     ("mutate", "field"),
     [
         (
-            lambda root: (root / "task-prompt.md").write_bytes(b"Build the site. \n"),
+            lambda root: (root / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site. \n"),
             "prompt_sha256",
         ),
         (
-            lambda root: (root / "starter" / "src" / "main.ts").write_text("export {};\n"),
+            lambda root: (root / "tasks/atlas-rooms/starter/src/main.ts").write_text(
+                "export {};\n"
+            ),
             "starter_tree_sha256",
         ),
-        (lambda root: (root / "starter" / "src" / "main.ts").chmod(0o755), "starter_tree_sha256"),
+        (
+            lambda root: (root / "tasks/atlas-rooms/starter/src/main.ts").chmod(0o755),
+            "starter_tree_sha256",
+        ),
     ],
 )
 def test_changed_input_after_a_scored_unit_is_refused(
@@ -119,7 +124,7 @@ def test_prompt_is_protected_from_the_frozen_order_on(frozen_inputs: Path) -> No
     evidence = frozen_inputs / "evidence"
     freeze_stage.freeze("round-0", evidence)
     draw_order(evidence)
-    (frozen_inputs / "task-prompt.md").write_bytes(b"Build the site, differently.\n")
+    (frozen_inputs / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site, differently.\n")
     with pytest.raises(freeze_stage.FrozenInputsChanged, match="prompt_sha256"):
         freeze_stage.freeze("round-0", evidence)
 

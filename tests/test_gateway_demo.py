@@ -27,17 +27,21 @@ from records.layout import BENCHMARK_DIR, REPO_ROOT
 SETTINGS = load_round("showcase")
 COHORT = load_cohort(SETTINGS.cohort_path)
 PROMPT = "Build the venue site described in the task."
+TASK_DIR = "benchmark/tasks/atlas-rooms"
 
 
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Simulator]:
     root = tmp_path_factory.mktemp("repo")
     for rel in ("src/App.tsx", "src/pages/CataloguePage.tsx", "src/lib/filters.ts", "PROGRESS.md"):
-        for base in ("evaluator/controls/reference", "app-starter"):
+        for base in (
+            "benchmark/tasks/atlas-rooms/reference",
+            "benchmark/tasks/atlas-rooms/starter",
+        ):
             path = root / base / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(f"// {base}/{rel}\n")
-    (root / "evaluator/controls/reference/src/pages/VenuePage.tsx").write_text("// new\n")
+    (root / "benchmark/tasks/atlas-rooms/reference/src/pages/VenuePage.tsx").write_text("// new\n")
     with loopback_only(), Simulator.from_cohort(SETTINGS.cohort_path, repo_root=root) as simulator:
         yield simulator
 
@@ -186,10 +190,8 @@ def test_catalogue_failures(sim: Simulator, tmp_path: Path) -> None:
 
 
 def test_tree_sources_exist() -> None:
-    """Once the reference overlay has landed, every builder's tree_calls must find files."""
-    reference = REPO_ROOT / "evaluator" / "controls" / "reference"
-    if not reference.is_dir():
-        pytest.skip("reference overlay not present yet")
+    """Every builder's tree_calls find files (in the task's starter and reference)."""
+    assert (REPO_ROOT / TASK_DIR / "reference").is_dir()
     from harness.gateway.simulator.turns import tree_files
 
     for candidate in COHORT.candidates:

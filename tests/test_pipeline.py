@@ -22,6 +22,9 @@ from rule_paths import unexercised
 from dodo import PIPELINE
 from records.inputs import load_cohort, load_round
 from records.layout import REPO_ROOT, round_paths
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 
@@ -198,7 +201,7 @@ def test_review_sheet_change_rescores_only(demo: tuple[dict[str, str], Path]) ->
 
 def test_changed_prompt_inside_a_scored_round_is_refused(demo: tuple[dict[str, str], Path]) -> None:
     env, evidence = demo
-    prompt = REPO_ROOT / "benchmark" / "task-prompt.md"
+    prompt = TASK.prompt
     original = prompt.read_bytes()
     before = round_paths("demo", evidence).round_json.read_bytes()
     try:

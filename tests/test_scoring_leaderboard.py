@@ -449,7 +449,11 @@ def test_older_leaderboards_still_load(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
     make_unit(ctx, "strong-builder", evaluation=result())
     data = json.loads(score_context(ctx).model_dump_json())
-    assert data["schema_version"] == 4 and data["round_kind"] == "demo"
+    assert data["schema_version"] == 5 and data["round_kind"] == "demo"
+    hashes = {f: "0" * 64 for f in ("prompt_sha256", "starter_tree_sha256", "evaluator_sha256")}
+    schema_4 = {**data, "schema_version": 4, "versions": hashes}  # versions without the task
+    versions = Leaderboard.model_validate(schema_4).versions
+    assert versions is not None and versions.task is None  # unknown, not guessed
     schema_3 = {k: v for k, v in data.items() if k not in ("round_kind", "versions")}
     older = Leaderboard.model_validate({**schema_3, "schema_version": 3})
     assert (older.round_kind, older.versions) == (None, None)  # unknown, not guessed

@@ -13,7 +13,8 @@ from records.evidence.blind import CodeSecret, CodesRecord, PacketReport
 from records.evidence.evaluation import MetaTag, PageText, PageTextRecord
 from records.inputs import load_cohort, load_round, round_settings_path
 from records.io import RecordError, read_record, write_record
-from records.layout import BENCHMARK_DIR, STARTER_DIR, round_paths
+from records.layout import BENCHMARK_DIR, round_paths
+from records.task import DEFAULT_TASK, load_task
 from scoring.anonymise import (
     LeakError,
     identity_pattern,
@@ -122,7 +123,7 @@ def leak_scan_text(text: str) -> list[str]:
 def test_starter_source_has_no_false_positives() -> None:
     for cohort in (demo_cohort(), load_cohort(BENCHMARK_DIR / "models.json")):
         pattern = identity_pattern(identity_strings(cohort))
-        for path in sorted(STARTER_DIR.rglob("*")):
+        for path in sorted(load_task(DEFAULT_TASK).starter.rglob("*")):
             if (
                 "node_modules" in path.parts
                 or not path.is_file()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from session_support import demo_round, freeze_demo
 
+import records.task
 from harness import order as run_order
 from harness.agents import Launch, OpenCodeAgent
 from harness.replacement import ReplacementRefused, create_replacement
@@ -22,11 +24,11 @@ from harness.session import run as session_run
 from harness.session.process import process_alive
 from harness.session.sandbox import SandboxSpec, bwrap_available
 from harness.unit import UnitRefused, run_unit
-from records import layout
 from records.evidence.agent import AgentTrace
 from records.evidence.round import PreflightRecord
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.task import DEFAULT_TASK, load_task
 from records.tools import OPENCODE
 from scoring.efficiency import score_efficiency
 
@@ -187,9 +189,11 @@ def test_an_answer_from_outside_the_pinned_providers_invalidates(evidence: Path)
 def test_changed_prompt_means_invalid_and_no_session(
     evidence: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    other = tmp_path / "prompt.md"
-    other.write_bytes(layout.PROMPT_FILE.read_bytes() + b"one more line\n")
-    monkeypatch.setattr(layout, "PROMPT_FILE", other)
+    real = load_task(DEFAULT_TASK)
+    copy = tmp_path / "tasks" / DEFAULT_TASK
+    shutil.copytree(real.folder, copy, ignore=shutil.ignore_patterns("node_modules", "dist"))
+    (copy / "prompt.md").write_bytes(real.prompt.read_bytes() + b"one more line\n")
+    monkeypatch.setattr(records.task, "TASKS_DIR", tmp_path / "tasks")
     record = run_unit("showcase", "partial-builder", evidence_dir=evidence, check_order=False)
     assert (record.stop_status, record.validity) == ("not_started", "invalid")
     assert any(r.startswith("prompt/starter: prompt sha256") for r in record.invalid_reasons)

@@ -25,6 +25,9 @@ from records.evidence.gateway import read_exchanges
 from records.evidence.session import SessionRecord
 from records.io import read_record
 from records.layout import controls_json, round_paths
+from records.task import DEFAULT_TASK, load_task
+
+TASK = load_task(DEFAULT_TASK)
 
 pytestmark = [pytest.mark.showcase, pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 ROUND = "showcase"
@@ -88,12 +91,14 @@ def test_every_cast_member_ends_in_its_designed_evidence(built: Path) -> None:
 
 def test_all_controls_match(built: Path) -> None:
     rows = read_controls(controls_json(built)) or []
-    assert [r.control for r in rows] == control_names(mutant_patches(), variant_patches())
+    assert [r.control for r in rows] == control_names(
+        mutant_patches(TASK.mutants), variant_patches(TASK.variants)
+    )
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad
     positives = [r for r in rows if r.kind != "mutant"]
     assert [r.control for r in positives] == ["reference"] + [
-        f"variant-{v}" for v in sorted(variant_patches())
+        f"variant-{v}" for v in sorted(variant_patches(TASK.variants))
     ]
     for row in positives:  # must pass: full marks, nothing failed, no gate
         assert (row.actual_score, row.actual_failed_checks, row.gates_failed) == (60, [], []), row

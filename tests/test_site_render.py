@@ -18,7 +18,6 @@ import pytest
 from PIL import Image
 from site_fixture import copy_evidence, real_evidence
 
-from publish.banner import task_title
 from publish.linkcheck import check_site
 from publish.media import THUMB_WIDTH
 from publish.render import SITE_SRC, render_docs, render_site
@@ -193,9 +192,11 @@ def test_leaderboard_is_a_decision_view(
     standing = html.split('id="standing"')[1].split("</div>")[0]  # before any table
     assert html.index('id="standing"') < html.index('id="leaderboard"') and "<table" not in standing
     assert ("provisional" in standing) == (board.standing != "final")
-    frozen = read_record(round_paths(board.round_id, evidence[1]).round_json, RoundRecord).inputs
-    task = f"“{task_title(frozen.prompt_sha256)}” (prompt {frozen.prompt_sha256[:8]}, starter "
-    assert task in standing and "Atlas Rooms" in task  # the task, by name and hashes
+    frozen = read_record(round_paths(board.round_id, evidence[1]).round_json, RoundRecord)
+    hashes = f"prompt {frozen.inputs.prompt_sha256[:8]}, starter"
+    assert frozen.task is not None  # round.json names its task (schema 3)
+    task = f"“{frozen.task.title}” ({frozen.task.id} {frozen.task.version}; {hashes}"
+    assert task in standing and "Atlas Rooms" in task  # the task, by name, version and hashes
     scored = [r for r in board.units if r.status in ("ranked", "gate_failed")]
     assert scored and set(rows) == {r.unit for r in scored}
     for row in board.units:
@@ -425,7 +426,7 @@ def test_methodology_names_computing_files() -> None:
         set(
             re.findall(
                 r"`((?:evaluator|harness|records|publish|sandbox|scoring|scripts|benchmark"
-                r"|app-starter|docs)/[\w./-]*)`",
+                r"|docs)/[\w./-]*)`",
                 page,
             )
         )

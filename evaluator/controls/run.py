@@ -35,8 +35,6 @@ from pathlib import Path
 from evaluator.build import make_workspace, run_step, timed_copy
 from evaluator.checks import BY_ID
 from evaluator.controls.patches import (
-    MUTANTS_DIR,
-    VARIANTS_DIR,
     check_of,
     describe,
     exercised_clauses,
@@ -57,10 +55,9 @@ from records.layout import (
     controls_inputs_json,
     controls_json,
 )
+from records.task import Task
 
 __all__ = [
-    "MUTANTS_DIR",
-    "VARIANTS_DIR",
     "check_of",
     "describe",
     "exercised_clauses",
@@ -153,30 +150,35 @@ def install_once(reference: Path) -> tuple[Path, Path] | None:
     return workspace.root, workspace.app / "node_modules"
 
 
-def default_base() -> Callable[[Path], object]:
+def default_base(task: Task) -> Callable[[Path], object]:
     from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
 
-    base: Callable[[Path], object] = materialize_reference
+    def base(dest: Path) -> object:
+        return materialize_reference(task, dest)
+
     return base
 
 
 def run_controls(
     only: list[str] | None = None,
     *,
+    task: Task,
     evidence_dir: Path = EVIDENCE_DIR,
     base: Callable[[Path], object] | None = None,
-    mutants_dir: Path = MUTANTS_DIR,
-    variants_dir: Path = VARIANTS_DIR,
+    mutants_dir: Path | None = None,
+    variants_dir: Path | None = None,
     out_json: Path | None = None,
     out_dir: Path | None = None,
 ) -> int:
-    materialize = base or default_base()
-    patches = mutant_patches(mutants_dir)
+    """Run the task's controls (its reference, variants and mutants; `mutants_dir` and
+    `variants_dir` replace the task's folders, `base` its reference)."""
+    materialize = base or default_base(task)
+    patches = mutant_patches(mutants_dir or task.mutants)
     unknown = sorted(m for m in patches if check_of(m) not in BY_ID)
     if unknown:
         print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
         return 2
-    controls = all_controls(patches, variant_patches(variants_dir))
+    controls = all_controls(patches, variant_patches(variants_dir or task.variants))
     order = [c.name for c in controls]
     missing = [check for check in BY_ID if check not in {check_of(m) for m in patches}]
     if only:
@@ -194,7 +196,7 @@ def run_controls(
         materialize(reference)
         shared = install_once(reference)
         try:
-            _run_each(controls, reference, Path(tmp), out_dir, shared, rows)
+            _run_each(task, controls, reference, Path(tmp), out_dir, shared, rows)
         finally:
             if shared is not None:
                 shutil.rmtree(shared[0], ignore_errors=True)
@@ -211,7 +213,7 @@ def run_controls(
     write_controls(out_json, table)
     bad = [r.control for r in rows if not r.match]
     if not only and not bad and not missing:
-        write_record(stamp, inputs_record(len(rows)))
+        write_record(stamp, inputs_record(task, len(rows)))
     if missing and not only:
         print(f"no mutant yet for: {', '.join(missing)}", file=sys.stderr)
     print(f"wrote {out_json}: {len(rows) - len(bad)}/{len(rows)} controls match")
@@ -219,6 +221,7 @@ def run_controls(
 
 
 def _run_each(
+    task: Task,
     controls: list[Control],
     reference: Path,
     tmp: Path,
@@ -263,7 +266,13 @@ def _run_each(
         full = patch is None
         deps = None if shared is None or (patch and touches_dependencies(patch)) else shared[1]
         result = evaluate(
-            app, out_dir / name, video=full, trace=full, screenshots=full, node_modules=deps
+            app,
+            out_dir / name,
+            task=task,
+            video=full,
+            trace=full,
+            screenshots=full,
+            node_modules=deps,
         )
         row.actual_score = result.automated_score
         row.actual_failed_checks = result.failed_checks

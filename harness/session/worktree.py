@@ -1,8 +1,9 @@
 """A session's worktree: a fresh git-initialised copy of the starter outside the repository.
 
-The copy is hashed exactly like the freeze stage hashes `app-starter/` (`records.hashing`), so the
-unit can prove it started from the frozen bytes. Dependencies come from a private, writable copy of
-the warm npm cache, offline. After the session: the diff against the starter commit and an archive.
+The copy is hashed exactly like the freeze stage hashes the task's `starter/`
+(`records.hashing`), so the unit can prove it started from the frozen bytes. Dependencies come
+from a private, writable copy of the warm npm cache, offline. After the session: the diff against
+the starter commit and an archive.
 
 The harness never runs git on the agent's `.git` (the agent could set `core.fsmonitor`, a clean
 filter or `diff.external` there, which the harness's git would run on the host): `git_init` keeps
@@ -20,7 +21,6 @@ import tarfile
 from pathlib import Path
 
 from records.hashing import TREE_EXCLUDED_DIRS, tree_sha256
-from records.layout import STARTER_DIR
 from records.tools import NODE_BIN_DIR, NPM_CACHE
 
 EXCLUDED = ("node_modules", "dist", ".git")
@@ -113,7 +113,7 @@ def install_dependencies(root: Path, npm_cache: Path, timeout: float = 300) -> N
         raise WorktreeError(f"npm ci --offline failed in {root}: {tail}")
 
 
-def create_worktree(dest: Path, npm_cache: Path, starter: Path = STARTER_DIR) -> tuple[str, str]:
+def create_worktree(dest: Path, npm_cache: Path, starter: Path) -> tuple[str, str]:
     """Copy, hash and `git init` the starter at `dest`, then install offline.
 
     Returns (starter_tree_sha256 of the copy, base commit id).

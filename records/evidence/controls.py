@@ -89,6 +89,10 @@ class ControlsInputs(Root):
     Written only when every control matched; doit's controls stage is up to date while it exists
     and its hash equals the current inputs' (so a new round's doit state does not re-run them)."""
 
-    sha256: str = Field(description="files_sha256 of the starter, evaluator and control files")
+    schema_version: int = 2
+    task: str | None = Field(
+        default=None, description="the task whose controls ran (None in schema 1: atlas-rooms)"
+    )
+    sha256: str = Field(description="files_sha256 of the task folder, evaluator and control code")
     files: int = Field(ge=1, description="how many files the hash covers")
     controls: int = Field(ge=1, description="how many controls matched")

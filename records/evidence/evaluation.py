@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from records.base import Record, Root
-from records.rubric import CALIBRATION_SCORE, MAX_AUTOMATED
+from records.rubric import MAX_AUTOMATED
 
 Dimension = Literal["functional", "responsive", "accessibility"]
 JourneyStatus = Literal["passed", "failed"]
@@ -260,7 +260,7 @@ class Calibration(Root):
     )
     passed: bool
     automated_score: int
-    expected_score: int = CALIBRATION_SCORE
+    expected_score: int = Field(description="the task's calibration score (task.json)")
     checks_executed: int
     hard_gate_failed: bool
     missing_core_journeys: list[str]

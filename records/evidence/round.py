@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from records.base import Record, Root
+from records.task import TaskRef
 from records.evidence.agent import AgentInfo
 from records.evidence.session import (
     FailureClass,
@@ -131,14 +132,16 @@ class FrozenInputs(Record):
 
 
 class RoundRecord(Root):
-    """`evidence/<round>/round.json`. Schema 2 added `scoring_sha256` (absent in schema 1)."""
+    """`evidence/<round>/round.json`. Schema 2 added `scoring_sha256` (absent in schema 1);
+    schema 3 names the task (id, version, title; None before)."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     round_id: str
     frozen_at: str
     seed: int
     cohort_file: str
     inputs: FrozenInputs
+    task: TaskRef | None = Field(default=None, description="None in files before schema 3")
     evaluator_sha256: str
     scoring_sha256: str | None = None
     tool_versions: dict[str, str | None]
@@ -146,7 +149,9 @@ class RoundRecord(Root):
     @model_validator(mode="before")
     @classmethod
     def _legacy_version(cls, data: Any) -> Any:
-        """Files written before `schema_version` existed: 2 if they hash scoring, else 1."""
+        """Files written before `schema_version` existed: 2 if they hash scoring, else 1 (a
+        record built in code names its task: the current schema)."""
         if isinstance(data, dict) and "schema_version" not in data:
-            return {**data, "schema_version": 2 if data.get("scoring_sha256") else 1}
+            legacy = 2 if data.get("scoring_sha256") else 1
+            return {**data, "schema_version": 3 if "task" in data else legacy}
         return data

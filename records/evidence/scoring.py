@@ -18,6 +18,7 @@ from records.inputs import RoundKind
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
+from records.task import TaskRef
 
 UnitStatus = Literal[
     "ranked",
@@ -253,8 +254,10 @@ Standing = Literal["provisional", "final"]
 
 
 class FrozenVersions(Record):
-    """What the round froze: the task (prompt and starter) and the judge (evaluator, scoring)."""
+    """What the round froze: the task (its id and version, prompt and starter) and the judge
+    (evaluator, scoring)."""
 
+    task: TaskRef | None = Field(default=None, description="None before leaderboard schema 5")
     prompt_sha256: str
     starter_tree_sha256: str
     evaluator_sha256: str
@@ -278,10 +281,11 @@ class Leaderboard(Root):
 
     Schema 4: the file names what it is a result of, so a copy says where it came from: the
     round's kind and the frozen versions of the task and the judge. Older files load with both
-    unknown (None).
+    unknown (None). Schema 5: the versions name the task by id, version and title (None before,
+    and for a round frozen before round.json named it).
     """
 
-    schema_version: int = 4
+    schema_version: int = 5
     round_id: str
     round_kind: RoundKind | None = Field(
         default=None, description="demo, rehearsal or real; None in files before schema 4"

@@ -1,6 +1,6 @@
 """Regenerate the mutant patches from the reference: one realistic defect per check.
 
-    python -m evaluator.controls.mutants.generate
+    .venv/bin/python benchmark/tasks/atlas-rooms/mutants/generate.py
 
 Each mutant is a list of exact (file, old text, new text) edits on the materialised reference;
 the patch `<check-id>.patch` (or `<check-id>--<variant>.patch` for a check's further mutants) is
@@ -238,10 +238,11 @@ def build_patch(reference: Path, check: str) -> str:
 
 def main() -> int:
     from evaluator.controls.materialize import materialize_reference  # type: ignore[import-not-found,unused-ignore]
+    from records.task import load_task
 
     with tempfile.TemporaryDirectory() as tmp:
         reference = Path(tmp) / "reference"
-        materialize_reference(reference)
+        materialize_reference(load_task(HERE.parent.name), reference)
         for check in MUTANTS:
             (HERE / f"{check}.patch").write_text(build_patch(reference, check), encoding="utf-8")
             print(f"wrote {check}.patch")

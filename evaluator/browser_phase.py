@@ -1,7 +1,8 @@
 """The browser phase, run as a child process inside a loopback-only network namespace.
 
     unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
-        python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE --data TASK_DATA
+        python -m evaluator.browser_phase --dist DIST --out OUT --phase-json FILE \
+            --data TASK_DATA --checks TASK_CHECKS_PACKAGE
 
 It serves DIST on 127.0.0.1, launches Chromium once, runs the gate probes and the scored checks and
 writes FILE (rewritten after every check, so a killed phase still leaves partial results) plus
@@ -45,7 +46,7 @@ from pydantic import Field
 
 from evaluator import gate_probes as probes
 from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
-from evaluator.checks import CHECKS, CORE_JOURNEYS
+from evaluator.check_set import check_set
 from evaluator.checks.base import CheckContext, CheckStopped, Facts
 from evaluator.checks.spec import Check
 from evaluator.data import VenueData, load_venues
@@ -100,6 +101,7 @@ class PhaseOptions:
     out: Path
     phase_json: Path
     data_file: Path
+    checks_package: str
     only: list[str] | None = None
     video: bool = True
     trace: bool = True
@@ -359,9 +361,8 @@ def plan_lanes(selected: list[Check], lanes: int, screenshots: bool = False) -> 
     (url-state first): about the same wall time each on the reference. With screenshots,
     no-overflow takes them all and reduced-motion moves to lane 2.
     """
-    core_ids = set(CORE_JOURNEYS.values())
-    core = [c for c in selected if c.id in core_ids]
-    rest = [c for c in selected if c.id not in core_ids]
+    core = [c for c in selected if c.journey]
+    rest = [c for c in selected if not c.journey]
     rest.sort(key=lambda c: c.id not in VISITS_FIRST)  # stable: otherwise the contract's order
     if lanes <= 1:
         return [core + rest]
@@ -444,7 +445,7 @@ class Lane:
         with sync_playwright() as pw:
             session = Session(pw, self.opts, self.requests)
             self.versions["chromium"] = session.browser.version
-            core_ids = set(CORE_JOURNEYS.values())
+            core_ids = {c.id for c in self.checks if c.journey}
 
             def main_ctx() -> CheckContext:
                 ctx = CheckContext(session.main, server_url, self.data, self.facts, self.requests)
@@ -571,7 +572,8 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     data: VenueData = load_venues(opts.data_file)
     t_start = time.monotonic()
     state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
-    selected = [c for c in CHECKS if opts.only is None or c.id in opts.only]
+    checks = check_set(opts.checks_package).checks
+    selected = [c for c in checks if opts.only is None or c.id in opts.only]
     lanes = [
         Lane(i, checks, opts, data)
         for i, checks in enumerate(plan_lanes(selected, opts.lanes, opts.screenshots))
@@ -625,6 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--phase-json", type=Path, required=True)
     parser.add_argument("--data", type=Path, required=True, help="the task's frozen data")
+    parser.add_argument("--checks", required=True, help="the task's checks package")
     parser.add_argument("--only", default="")
     parser.add_argument("--no-video", action="store_true")
     parser.add_argument("--no-trace", action="store_true")
@@ -637,6 +640,7 @@ def main(argv: list[str] | None = None) -> int:
         out=args.out,
         phase_json=args.phase_json,
         data_file=args.data,
+        checks_package=args.checks,
         only=[x for x in args.only.split(",") if x] or None,
         video=not args.no_video,
         trace=not args.no_trace,

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evaluator.checks import CHECKS, CORE_JOURNEYS
+from evaluator.check_set import task_checks
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.inputs import load_round
@@ -30,20 +30,12 @@ from records.layout import (
 from records.rubric import MAX_AUTOMATED
 from records.task import Task
 
-STARTER_PASSES = {
-    "catalogue-listing",
-    "no-overflow",
-    "responsive-layout",
-    "media-fallback",
-    "keyboard-focus",
-    "semantics",
-    "axe",
-}
 
-
-def judge(result: EvaluationResult, expected: int) -> list[str]:
-    """Every calibration condition that does not hold, as a sentence (`expected`: the task's
-    calibration score)."""
+def judge(result: EvaluationResult, task: Task) -> list[str]:
+    """Every calibration condition that does not hold for `task`'s starter, as a sentence."""
+    checks = task_checks(task)
+    expected = task.spec.calibration_score
+    passes = set(task.spec.calibration_passes)
     reasons: list[str] = []
     if not result.install_ok:
         reasons.append("the starter did not install (npm ci --offline failed)")
@@ -52,14 +44,14 @@ def judge(result: EvaluationResult, expected: int) -> list[str]:
     if result.evaluator_error:
         reasons.append(f"evaluator error: {result.evaluator_error}")
     not_run = [c.id for c in result.checks if not c.executed]
-    if not_run or len(result.checks) != len(CHECKS):
+    if not_run or len(result.checks) != len(checks.checks):
         reasons.append(
-            f"only {result.checks_executed}/{len(CHECKS)} checks executed (not run: "
+            f"only {result.checks_executed}/{len(checks.checks)} checks executed (not run: "
             f"{', '.join(not_run) or 'none'})"
         )
-    missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
-    if sorted(missing) != sorted(CORE_JOURNEYS):
-        found = [j for j in CORE_JOURNEYS if j not in missing]
+    missing = [j for j, status in result.core_journeys.items() if status == "failed"]
+    if sorted(missing) != sorted(checks.core_journeys):
+        found = [j for j in checks.core_journeys if j not in missing]
         reasons.append(f"core journeys not detected as missing: {', '.join(found)}")
     if not result.hard_gate_failed:
         reasons.append("the hard gate did not fail")
@@ -69,7 +61,7 @@ def judge(result: EvaluationResult, expected: int) -> list[str]:
             f"expected exactly {expected}/{MAX_AUTOMATED}"
         )
     for check in result.checks:
-        should = check.id in STARTER_PASSES
+        should = check.id in passes
         if check.passed != should and check.executed:
             how = "passed" if check.passed else "failed"
             detail = f": {check.diagnostics[0].seen}" if check.diagnostics else ""
@@ -104,8 +96,8 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         app = Path(tmp) / "app"
         materialize(task, app)
         result = evaluate(app, out, task=task)
-    reasons = judge(result, expected)
-    missing = [j for j, status in result.core_journeys.model_dump().items() if status == "failed"]
+    reasons = judge(result, task)
+    missing = [j for j, status in result.core_journeys.items() if status == "failed"]
     record = Calibration(
         round_id=round_id,
         evaluator_sha256=judge_sha256,
@@ -118,7 +110,9 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         install_ok=result.install_ok,
         build_ok=result.build_ok,
         failed_checks=result.failed_checks,
-        expected_failed_checks=[c.id for c in CHECKS if c.id not in STARTER_PASSES],
+        expected_failed_checks=[
+            c for c in task_checks(task).ids if c not in task.spec.calibration_passes
+        ],
         reasons=reasons,
         result=str(EvaluationPaths(out).result.relative_to(paths.root)),
         duration_s=result.timings.total_s,

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Literal
 
 from evaluator.build import (
     LOG_CAP,
@@ -19,11 +18,10 @@ from evaluator.build import (
     timed_copy,
     write_log,
 )
-from evaluator.checks import CHECK_COUNT, CHECKS
+from evaluator.check_set import CheckSet, task_checks
 from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
 from records.evidence.evaluation import (
     CheckResult,
-    CoreJourneys,
     Diagnostic,
     EvaluationResult,
     PhaseRecord,
@@ -52,6 +50,7 @@ def run_browser_phase(
     out_dir: Path,
     *,
     data_file: Path,
+    checks_package: str,
     only: list[str] | None = None,
     video: bool = True,
     trace: bool = True,
@@ -75,6 +74,8 @@ def run_browser_phase(
         str(phase_json),
         "--data",
         str(data_file),
+        "--checks",
+        checks_package,
     ]
     if only:
         argv += ["--only", ",".join(only)]
@@ -86,6 +87,7 @@ def run_browser_phase(
         argv.append("--no-screenshots")
     if check_budget is not None:
         argv += ["--check-budget", str(check_budget)]
+
     if lanes is not None:
         argv += ["--lanes", str(lanes)]
     result = run_process(
@@ -107,10 +109,9 @@ def run_browser_phase(
     return phase, log
 
 
-def _not_run(reason: str, executed: bool = False) -> list[CheckResult]:
-    return [
-        c.result([Diagnostic(expected="the check runs", seen=reason)], executed) for c in CHECKS
-    ]
+def _not_run(checks: CheckSet, reason: str) -> list[CheckResult]:
+    diagnostic = Diagnostic(expected="the check runs", seen=reason)
+    return [c.result([diagnostic], executed=False) for c in checks.checks]
 
 
 def _reuse_install(node_modules: Path, workspace: Workspace, files: EvaluationPaths) -> StepLog:
@@ -155,6 +156,7 @@ def evaluate(
     the reuse.
     `lanes`: how many checks the browser phase runs at once (default: by cores)."""
     start = time.monotonic()
+    checks = task_checks(task)
     app_dir = app_dir.resolve()
     out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -213,6 +215,7 @@ def evaluate(
                 workspace.dist,
                 out_dir,
                 data_file=task.data,
+                checks_package=checks.package,
                 video=video,
                 trace=trace,
                 screenshots=screenshots,
@@ -224,17 +227,16 @@ def evaluate(
             files.log("browser").write_text(log, encoding="utf-8")
             timings.browser_s = round(time.monotonic() - t0, 3)
             evaluator_error = phase.error
-            checks = list(phase.checks)
-            ran = {c.id for c in checks}
+            results = list(phase.checks)
+            ran = {c.id for c in results}
             for missing in _not_run(
-                f"not run: {evaluator_error or 'the browser phase ended early'}"
+                checks, f"not run: {evaluator_error or 'the browser phase ended early'}"
             ):
                 if missing.id not in ran:
-                    checks.append(missing)
-            order = [c.id for c in CHECKS]
-            checks.sort(key=lambda c: order.index(c.id))
+                    results.append(missing)
+            results.sort(key=lambda c: checks.ids.index(c.id))
         else:
-            checks = _not_run(f"not run: {build_reason}")
+            results = _not_run(checks, f"not run: {build_reason}")
         timings.checks_s = float(phase.timings.get("checks_s", 0.0))
         timings.evidence_s = float(phase.timings.get("evidence_s", 0.0))
         gates = compute_gates(
@@ -242,16 +244,17 @@ def evaluate(
             build_ok=build_ok,
             build_reason=build_reason,
             probes=phase.probes,
-            checks=checks,
+            checks=results,
+            journeys=checks.core_journeys,
             max_overflow=phase.facts.max_overflow,
         )
     finally:
         if not keep_workspace:
             shutil.rmtree(workspace.root, ignore_errors=True)
-    score = sum(c.points for c in checks)
+    score = sum(c.points for c in results)
     hard = any(g.failed for g in gates)
-    journeys: dict[str, Literal["passed", "failed"]] = journey_statuses(checks)
-    errors = evaluator_errors(evaluator_error, gates, checks, built=ok["install"] and build_ok)
+    journeys = journey_statuses(results, checks.core_journeys)
+    errors = evaluator_errors(evaluator_error, gates, results, built=ok["install"] and build_ok)
     versions: dict[str, str | None] = {"chromium": None, "playwright": None, "axe-core": None}
     versions.update(phase.versions)
     versions["node"] = node_version()
@@ -260,11 +263,11 @@ def evaluate(
         app_dir=str(app_dir),
         automated_score=score,
         capped_score=capped(score, hard),
-        checks=checks,
+        checks=results,
         gates=gates,
         hard_gate_failed=hard,
-        core_journeys=CoreJourneys(**journeys),
-        checks_executed=sum(1 for c in checks if c.executed),
+        core_journeys=journeys,
+        checks_executed=sum(1 for c in results if c.executed),
         evaluator_error="; ".join(errors)[:2000] or None,
         evaluator_errors=errors,
         install_ok=ok["install"],
@@ -289,7 +292,8 @@ def summary(result: EvaluationResult) -> str:
         f"automated score {result.automated_score}/{result.max_automated}"
         f" (capped {result.capped_score}); hard gate failed: {result.hard_gate_failed}",
         f"install {result.install_ok} check {result.check_ok} build {result.build_ok};"
-        f" {result.checks_executed}/{CHECK_COUNT} checks executed; {result.timings.total_s:.1f} s",
+        f" {result.checks_executed}/{len(result.checks)} checks executed;"
+        f" {result.timings.total_s:.1f} s",
     ]
     for check in result.checks:
         mark = "PASS" if check.passed else ("FAIL" if check.executed else "NOT RUN")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from evaluator.checks import CORE_JOURNEYS
 from records.evidence.evaluation import CheckResult, GateResult
 from records.rubric import GATE_CAP
 
@@ -47,12 +46,15 @@ def journey_blockers(check: CheckResult | None) -> list[str]:
     return [d.expected for d in check.diagnostics if d.journey_critical]
 
 
-def journey_statuses(checks: list[CheckResult]) -> dict[str, Literal["passed", "failed"]]:
-    """Each core journey: failed when its check did not run or found a journey-critical problem
-    (a check can fail on a detail, e.g. the count's live region, with its journey intact)."""
+def journey_statuses(
+    checks: list[CheckResult], journeys: dict[str, str]
+) -> dict[str, Literal["passed", "failed"]]:
+    """Each core journey (journey -> its check): failed when its check did not run or found a
+    journey-critical problem (a check can fail on a detail, e.g. the count's live region, with
+    its journey intact)."""
     by_id = {c.id: c for c in checks}
     statuses: dict[str, Literal["passed", "failed"]] = {}
-    for journey, check_id in CORE_JOURNEYS.items():
+    for journey, check_id in journeys.items():
         check = by_id.get(check_id)
         done = check is not None and check.executed and not journey_blockers(check)
         statuses[journey] = "passed" if done else "failed"
@@ -91,6 +93,7 @@ def compute_gates(
     build_reason: str,
     probes: dict[str, dict[str, Any]],
     checks: list[CheckResult],
+    journeys: dict[str, str],
     max_overflow: dict[str, Any],
 ) -> list[GateResult]:
     """The six gates. A gate our own code could not measure (a crashed probe, a check that did
@@ -114,7 +117,7 @@ def compute_gates(
     gates.append(probe_gate("root-page"))
 
     blocked, unmeasured = [], []
-    for journey, check_id in CORE_JOURNEYS.items():
+    for journey, check_id in journeys.items():
         check = by_id.get(check_id)
         if not built:
             blocked.append(f"{journey} (nothing was built)")

@@ -45,6 +45,9 @@ class TaskSpec(Frozen):
     calibration_score: int = Field(
         ge=0, description="the automated score the evaluator must give the untouched starter"
     )
+    calibration_passes: list[str] = Field(
+        description="the checks the untouched starter passes (every other one fails)"
+    )
     journeys: dict[str, str] = Field(
         min_length=1, description="core journey -> the check that proves it, in journey order"
     )

@@ -55,8 +55,10 @@ def run_phase(
     dist: Path, out: Path, only: str | None, evidence: bool
 ) -> tuple[float, float, dict[str, Any]]:
     phase = out / "phase.json"
+    task = load_task(DEFAULT_TASK)
     argv = [sys.executable, "-m", "evaluator.browser_phase", "--dist", str(dist),
-            "--out", str(out), "--phase-json", str(phase)]  # fmt: skip
+            "--out", str(out), "--phase-json", str(phase), "--data", str(task.data),
+            "--checks", task.spec.checks]  # fmt: skip
     if only is not None:
         argv += ["--only", only]
     if not evidence:

@@ -48,6 +48,7 @@ from pathlib import Path
 import playwright._impl.connection as connection
 from playwright.sync_api import sync_playwright
 import evaluator.browser_phase as phase
+from evaluator.check_set import check_set
 from evaluator.browser import CHROMIUM_ARGS, run_axe, settle
 from evaluator.data import load_venues
 from records.task import DEFAULT_TASK, load_task
@@ -67,7 +68,9 @@ def counting(self, owner, method, params, options):
 connection.Connection.send_message_to_server = counting
 cpu = machine_busy_seconds()
 started = time.monotonic()
+task = load_task(DEFAULT_TASK)
 code = phase.main(["--dist", str(dist), "--out", str(out), "--phase-json", str(out / "phase.json"),
+                   "--data", str(task.data), "--checks", task.spec.checks,
                    "--no-video", "--no-trace", "--no-screenshots"])
 phase_cpu, phase_wall = machine_busy_seconds() - cpu, time.monotonic() - started
 connection.Connection.send_message_to_server = send
@@ -79,7 +82,7 @@ def cost(action, n):
         action()
     return (machine_busy_seconds() - cpu) / n
 
-data = load_venues(load_task(DEFAULT_TASK).data)
+data = load_venues(task.data)
 with StaticServer(dist) as server, sync_playwright() as pw:
     def launch_close():
         pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS).close()
@@ -106,7 +109,7 @@ with StaticServer(dist) as server, sync_playwright() as pw:
 checks = record.get("checks", [])
 print(json.dumps({
     "exit": code, "passed": sum(c["passed"] for c in checks), "checks": len(checks),
-    "lanes": len(phase.plan_lanes(phase.CHECKS, phase.LANES)),
+    "lanes": len(phase.plan_lanes(list(check_set(task.spec.checks).checks), phase.LANES)),
     "phase_cpu_s": phase_cpu, "phase_wall_s": phase_wall,
     "loads": sum(calls[m] for m in loads), "new_pages": calls["newPage"],
     "axe_runs": calls["axe"],

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
+from evaluator.check_set import task_checks
 from evaluator.contract import BY_ID as CLAUSES
 from evaluator.controls.materialize import materialize_reference
 from evaluator.controls.run import (
@@ -35,6 +36,7 @@ from records.layout import REPO_ROOT
 from records.task import DEFAULT_TASK, load_task
 
 TASK = load_task(DEFAULT_TASK)
+CHECKS = task_checks(TASK)
 
 ROWS = TypeAdapter(list[ControlRow])
 MINE = ("native-dialog", "portal-inert", "grid-areas", "staggered-entrance")
@@ -43,13 +45,13 @@ MINE = ("native-dialog", "portal-inert", "grid-areas", "staggered-entrance")
 def test_the_variants_are_controls_that_must_pass() -> None:
     variants = variant_patches(TASK.variants)
     assert set(MINE) <= set(variants) and len(variants) >= 6  # issue 28: at least six
-    controls = all_controls(mutant_patches(TASK.mutants), variants)
+    controls = all_controls(CHECKS, mutant_patches(TASK.mutants), variants)
     assert [c.kind for c in controls[: len(variants) + 1]] == ["reference"] + ["variant"] * len(
         variants
     )
     assert {c.name for c in controls if c.kind == "variant"} == {f"variant-{v}" for v in variants}
     for control in controls:
-        score, failed, gates = expectation(control)
+        score, failed, gates = expectation(CHECKS, control)
         if control.kind == "mutant":
             assert failed == [control.check] and score < 60
         else:
@@ -64,8 +66,8 @@ def test_a_variant_never_expects_a_gate(tmp_path: Path) -> None:
         "# odd: a variant whose header names a gate\n# expect-gates: core-journey\n"
         "# exercises: dialog.focus\n--- a/x\n+++ b/x\n"
     )
-    (variant,) = [c for c in all_controls({}, {"odd": patch}) if c.kind == "variant"]
-    assert expectation(variant) == (60, [], [])
+    (variant,) = [c for c in all_controls(CHECKS, {}, {"odd": patch}) if c.kind == "variant"]
+    assert expectation(CHECKS, variant) == (60, [], [])
     assert describe(patch) == "odd: a variant whose header names a gate"
 
 
@@ -75,7 +77,9 @@ def test_the_runner_picks_up_whatever_patches_are_in_the_folder(tmp_path: Path) 
     assert variant_patches(folder) == {}
     shutil.copy(TASK.variants / "grid-areas.patch", folder / "late-arrival.patch")
     assert list(variant_patches(folder)) == ["late-arrival"]
-    names = [c.name for c in all_controls(mutant_patches(TASK.mutants), variant_patches(folder))]
+    names = [
+        c.name for c in all_controls(CHECKS, mutant_patches(TASK.mutants), variant_patches(folder))
+    ]
     assert names[:2] == ["reference", "variant-late-arrival"]
 
 
@@ -146,7 +150,7 @@ def test_the_traceability_table_names_the_variants_that_exercise_each_clause() -
     found = exercised_by(TASK.variants)
     assert "native-dialog" in found["dialog.focus"]
     assert "staggered-entrance" in found["shell.entrance"]
-    assert "| legal variants that exercise it |" in table(TASK.variants)
+    assert "| legal variants that exercise it |" in table(TASK)
     assert variant_problems(TASK.variants) == []
 
 

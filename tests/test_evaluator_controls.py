@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from demo_build import BUILD_CONTROLS, DemoBuild
 
+from evaluator.check_set import task_checks
 from evaluator.checks import CHECKS
 from evaluator.controls.run import (
     check_of,
@@ -54,7 +55,9 @@ def test_the_controls_the_build_ran_match(demo_round: DemoBuild) -> None:
     and it is not taken for a complete run (no stamp: the controls stage stays outstanding)."""
     rows = read_controls(controls_json(demo_round.pristine)) or []
     assert read_json(controls_json(demo_round.pristine))["schema_version"] == 3  # typed, versioned
-    order = control_names(mutant_patches(TASK.mutants), variant_patches(TASK.variants))
+    order = control_names(
+        task_checks(TASK), mutant_patches(TASK.mutants), variant_patches(TASK.variants)
+    )
     assert [r.control for r in rows] == sorted(BUILD_CONTROLS, key=order.index)
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad

@@ -11,7 +11,7 @@ import pytest
 from evaluator_fixtures import make_app, snapshot, static_app
 
 from evaluator import build
-from evaluator.checks import CHECK_COUNT
+from evaluator.check_set import check_set
 from evaluator.evaluate import evaluate, run_browser_phase
 from records.layout import REPO_ROOT
 from records.rubric import MAX_AUTOMATED
@@ -230,7 +230,7 @@ def test_page_that_never_settles_is_judged_within_limits(tmp_path: Path) -> None
     result = evaluate(app, tmp_path / "out", task=TASK, video=False, trace=False, screenshots=False)
     assert time.monotonic() - start < 240
     assert result.evaluator_error is None
-    assert result.checks_executed == CHECK_COUNT
+    assert result.checks_executed == len(check_set("evaluator.checks").checks)
     assert result.unsettled, "the never-settling animations are reported"
     assert result.automated_score < MAX_AUTOMATED and result.hard_gate_failed
 
@@ -269,8 +269,8 @@ def test_requests_that_try_to_leave_loopback_fail_and_are_recorded(tmp_path: Pat
     app = static_app(tmp_path / "app", REACHES_OUT)
     dist = app / "static"
     phase, _ = run_browser_phase(
-        dist, tmp_path / "out", data_file=TASK.data, only=["media-fallback"], video=False,
-        trace=False, screenshots=False,
+        dist, tmp_path / "out", data_file=TASK.data, checks_package=TASK.spec.checks,
+        only=["media-fallback"], video=False, trace=False, screenshots=False,
     )  # fmt: skip
     assert phase.complete, phase.error
     assert {

@@ -42,8 +42,9 @@ def test_a_shared_visit_judges_like_the_checks_own_visit(tmp_path: Path) -> None
 
     def phase(out: str, only: list[str]) -> PhaseRecord:
         record, _ = run_browser_phase(
-            workspace.dist, tmp_path / out, data_file=TASK.data, only=only, video=False,
-            trace=False, screenshots=False, lanes=1,
+            workspace.dist, tmp_path / out, data_file=TASK.data,
+            checks_package=TASK.spec.checks, only=only, video=False, trace=False,
+            screenshots=False, lanes=1,
         )  # fmt: skip
         return record
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.browser import CHROMIUM_ARGS, is_loopback
-from evaluator.checks import CHECK_COUNT, CHECKS, CORE_JOURNEYS, DIMENSION_POINTS, MAX_POINTS
+from evaluator.check_set import check_set
+from evaluator.checks import CHECKS
 from evaluator.checks.base import has_count
 from evaluator.checks.spec import Check
 from evaluator.data import load_venues
@@ -41,12 +42,13 @@ def test_checks_match_the_contract_table() -> None:
     for check in CHECKS:
         assert CONTRACT[check.id] == (check.dimension, check.points)
         assert check.doc.startswith(check.id) and check.proves
-    assert len(CONTRACT) == CHECK_COUNT and MAX_POINTS == MAX_AUTOMATED
+    atlas = check_set("evaluator.checks")
+    assert len(CONTRACT) == len(atlas.checks) and atlas.max_points == MAX_AUTOMATED
     for dimension, points in AUTOMATED_MAX.items():
-        assert DIMENSION_POINTS[dimension] == points
+        assert atlas.dimension_points()[dimension] == points
         assert sum(p for d, p in CONTRACT.values() if d == dimension) == points
-    assert list(CORE_JOURNEYS) == ["filter", "detail", "enquiry"]
-    assert set(CORE_JOURNEYS.values()) <= set(CONTRACT)
+    assert list(atlas.core_journeys) == ["filter", "detail", "enquiry"]
+    assert set(atlas.core_journeys.values()) <= set(CONTRACT)
 
 
 def test_a_check_spec_states_what_it_is() -> None:
@@ -139,6 +141,9 @@ PROBES_OK: dict[str, dict[str, object]] = {
 }
 
 
+JOURNEYS = check_set("evaluator.checks").core_journeys
+
+
 def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PROBES_OK) -> dict:
     gates = compute_gates(
         install_ok=True,
@@ -146,6 +151,7 @@ def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PRO
         build_reason="",
         probes=probes,
         checks=checks,
+        journeys=JOURNEYS,
         max_overflow={"px": 17, "url": "/", "viewport": "360x780", "state": "page"},
     )
     assert [g.id for g in gates] == GATE_IDS
@@ -164,14 +170,14 @@ def test_gates() -> None:
 
 def test_core_journey_fails_only_on_journey_critical_problems() -> None:
     # The count's live region missing, a fact's term renamed: the checks fail, the journeys hold.
-    checks = [_check(c, c not in CORE_JOURNEYS.values(), critical=False) for c in CONTRACT]
+    checks = [_check(c, c not in JOURNEYS.values(), critical=False) for c in CONTRACT]
     gates = _gates(checks)
     assert not gates["core-journey"].failed and gates["core-journey"].status == "passed"
-    assert set(journey_statuses(checks).values()) == {"passed"}
+    assert set(journey_statuses(checks, JOURNEYS).values()) == {"passed"}
     assert sum(c.points for c in checks) < MAX_AUTOMATED
     checks[1] = _check("filter-journey", False, critical=True)
     assert _gates(checks)["core-journey"].failed
-    assert journey_statuses(checks)["filter"] == "failed"
+    assert journey_statuses(checks, JOURNEYS)["filter"] == "failed"
 
 
 def test_evaluator_errors_are_never_gate_failures() -> None:
@@ -193,6 +199,7 @@ def test_evaluator_errors_are_never_gate_failures() -> None:
         build_reason="build: exit 1",
         probes={},
         checks=[_check(c, False, executed=False) for c in CONTRACT],
+        journeys=JOURNEYS,
         max_overflow={"px": 0},
     )
     assert all(g.failed and g.status == "failed" for g in unbuilt)
@@ -204,7 +211,7 @@ def test_schema_1_results_still_load() -> None:
     assert gate.status == "failed"
     diag = Diagnostic.model_validate({"expected": "x", "seen": "y"})
     assert diag.journey_critical is False
-    assert RESULT_SCHEMA_VERSION == 2
+    assert RESULT_SCHEMA_VERSION == 3  # 3: core_journeys is the task's own mapping
 
 
 def test_result_record_names() -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from evaluator.browser_phase import plan_lanes
-from evaluator.checks import CHECKS, CORE_JOURNEYS
+from evaluator.check_set import check_set
+from evaluator.checks import CHECKS
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 3, 4])
@@ -16,7 +17,7 @@ def test_every_check_runs_once_with_its_shared_visits_before_it(lanes: int, scre
     assert 1 <= len(plan) <= lanes
     ids = [c.id for lane in plan for c in lane]
     assert sorted(ids) == sorted(c.id for c in CHECKS)
-    core = set(CORE_JOURNEYS.values())
+    core = set(check_set("evaluator.checks").core_journeys.values())
     assert core <= {c.id for c in plan[0]}
     (visits,) = [lane for lane in plan if any(c.id == "no-overflow" for c in lane)]
     sharers = [c for c in CHECKS if c.shared_visits]

@@ -225,6 +225,7 @@ def test_a_failed_browser_phase_writes_a_typed_phase_file(tmp_path: Path) -> Non
     code = browser_phase.main([
         "--dist", str(tmp_path / "dist"), "--out", str(tmp_path / "out"),
         "--phase-json", str(phase_json), "--data", str(tmp_path / "missing.json"),
+        "--checks", "evaluator.checks",
     ])  # fmt: skip
     phase = read_record(phase_json, PhaseRecord)
     assert code == 2 and not phase.complete and phase.error and phase.schema_version == 1

@@ -11,7 +11,7 @@ import pytest
 
 import harness.freeze as freeze_stage
 from evaluator.browser import VIEWPORTS
-from evaluator.checks import CORE_JOURNEYS
+from evaluator.check_set import task_checks
 from records.inputs import load_round, rounds_dir
 from records.io import RecordError
 from records.layout import round_paths
@@ -21,7 +21,7 @@ from records.task import DEFAULT_TASK, TASK_FILE, load_task, task_ids
 def test_the_task_agrees_with_the_checks_that_judge_it() -> None:
     task = load_task(DEFAULT_TASK)
     assert task_ids() == [DEFAULT_TASK]
-    assert task.spec.journeys == CORE_JOURNEYS  # journey -> check, in the same order
+    assert task.spec.journeys == task_checks(task).core_journeys  # journey -> check, in order
     assert task.spec.viewports == sorted(VIEWPORTS)
     assert task.spec.checks == "evaluator.checks"
     for path in (task.prompt, task.contract, task.starter / "package.json", task.data):

@@ -25,7 +25,6 @@ from evaluator.checks import (
     venue_detail,
 )
 from evaluator.checks.spec import Check
-from records.rubric import AUTOMATED_MAX, MAX_AUTOMATED, DimensionId
 
 CHECKS: tuple[Check, ...] = tuple(
     module.CHECK
@@ -47,32 +46,3 @@ CHECKS: tuple[Check, ...] = tuple(
         axe,
     )
 )
-
-BY_ID: dict[str, Check] = {check.id: check for check in CHECKS}
-CHECK_COUNT = len(CHECKS)
-MAX_POINTS = sum(check.points for check in CHECKS)
-DIMENSION_POINTS: dict[DimensionId, int] = {
-    dimension: sum(c.points for c in CHECKS if c.dimension == dimension)
-    for dimension in AUTOMATED_MAX
-}
-CORE_JOURNEYS: dict[str, str] = {c.journey: c.id for c in CHECKS if c.journey}
-"""Core journey -> the check that carries it ({"filter": "filter-journey", ...})."""
-
-
-def _agree_with_rubric() -> None:
-    if len(BY_ID) != CHECK_COUNT:
-        raise RuntimeError("evaluator/checks: two checks share an id")
-    stray = sorted({c.dimension for c in CHECKS} - set(AUTOMATED_MAX))
-    if stray:
-        raise RuntimeError(f"evaluator/checks: dimensions not automated in the rubric: {stray}")
-    for dimension, points in DIMENSION_POINTS.items():
-        if points != AUTOMATED_MAX[dimension]:
-            raise RuntimeError(
-                f"evaluator/checks: the {dimension} checks sum to {points} points, "
-                f"records/rubric.py says {AUTOMATED_MAX[dimension]:g}"
-            )
-    if MAX_POINTS != MAX_AUTOMATED:
-        raise RuntimeError(f"evaluator/checks: {MAX_POINTS} points, rubric {MAX_AUTOMATED}")
-
-
-_agree_with_rubric()

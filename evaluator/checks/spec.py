@@ -1,7 +1,8 @@
 """A check as a spec: its points, the contract clauses it owns and the function that runs it.
 
-Each check module exports one `CHECK = Check(...)`; the registry (`evaluator/checks/__init__.py`)
-derives the check list, the maxima and the dimension splits from these specs.
+Each check module exports one `CHECK = Check(...)`; a task's checks package lists them in its
+`CHECKS` (`evaluator/checks/__init__.py` for atlas-rooms) and `evaluator.check_set` derives the
+maxima, the dimension splits and the core journeys from these specs.
 """
 
 from __future__ import annotations

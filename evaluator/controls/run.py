@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.build import make_workspace, run_step, timed_copy
-from evaluator.checks import BY_ID
+from evaluator.check_set import CheckSet, task_checks
 from evaluator.controls.patches import (
     check_of,
     describe,
@@ -92,9 +92,8 @@ def apply_patch(app: Path, patch: Path) -> str | None:
     return None
 
 
-def _mutant_order(mutant: str) -> tuple[int, str]:
-    """Mutants in the registry's check order, a check's further mutants after its plain one."""
-    ids = list(BY_ID)
+def _mutant_order(ids: list[str], mutant: str) -> tuple[int, str]:
+    """Mutants in the task's check order, a check's further mutants after its plain one."""
     check = check_of(mutant)
     return (ids.index(check) if check in ids else len(ids), mutant)
 
@@ -110,31 +109,35 @@ class Control:
     check: str | None = None
 
 
-def all_controls(mutants: dict[str, Path], variants: dict[str, Path]) -> list[Control]:
+def all_controls(
+    checks: CheckSet, mutants: dict[str, Path], variants: dict[str, Path]
+) -> list[Control]:
     """Every control in run order: the reference, each variant, then each mutant in check order."""
     return [
         Control("reference", "reference"),
         *(Control(f"variant-{v}", "variant", variants[v]) for v in sorted(variants)),
         *(
             Control(f"mutant-{m}", "mutant", mutants[m], check_of(m))
-            for m in sorted(mutants, key=_mutant_order)
+            for m in sorted(mutants, key=lambda m: _mutant_order(checks.ids, m))
         ),
     ]
 
 
-def expectation(control: Control) -> tuple[int, list[str], list[str]]:
+def expectation(checks: CheckSet, control: Control) -> tuple[int, list[str], list[str]]:
     """(score, failed checks, failed gates) a control must get: the reference and a variant full
     marks with nothing failed; a mutant the maximum less its check's points, that check alone
     failed, and the gates its `# expect-gates:` line names."""
     if control.kind != "mutant" or control.check is None or control.patch is None:
         return MAX_AUTOMATED, [], []
-    points = BY_ID[control.check].points
+    points = checks.by_id[control.check].points
     return MAX_AUTOMATED - points, [control.check], expected_gates(control.patch)
 
 
-def control_names(patches: dict[str, Path], variants: dict[str, Path] | None = None) -> list[str]:
+def control_names(
+    checks: CheckSet, patches: dict[str, Path], variants: dict[str, Path] | None = None
+) -> list[str]:
     """Every control's name in run order (see `all_controls`)."""
-    return [c.name for c in all_controls(patches, variants or {})]
+    return [c.name for c in all_controls(checks, patches, variants or {})]
 
 
 def install_once(reference: Path) -> tuple[Path, Path] | None:
@@ -173,14 +176,15 @@ def run_controls(
     """Run the task's controls (its reference, variants and mutants; `mutants_dir` and
     `variants_dir` replace the task's folders, `base` its reference)."""
     materialize = base or default_base(task)
+    checks = task_checks(task)
     patches = mutant_patches(mutants_dir or task.mutants)
-    unknown = sorted(m for m in patches if check_of(m) not in BY_ID)
+    unknown = sorted(m for m in patches if check_of(m) not in checks.by_id)
     if unknown:
         print(f"mutants for unknown checks: {unknown}", file=sys.stderr)
         return 2
-    controls = all_controls(patches, variant_patches(variants_dir or task.variants))
+    controls = all_controls(checks, patches, variant_patches(variants_dir or task.variants))
     order = [c.name for c in controls]
-    missing = [check for check in BY_ID if check not in {check_of(m) for m in patches}]
+    missing = [check for check in checks.ids if check not in {check_of(m) for m in patches}]
     if only:
         unheard = sorted(set(only) - set(order))
         if unheard:
@@ -196,7 +200,7 @@ def run_controls(
         materialize(reference)
         shared = install_once(reference)
         try:
-            _run_each(task, controls, reference, Path(tmp), out_dir, shared, rows)
+            _run_each(task, checks, controls, reference, Path(tmp), out_dir, shared, rows)
         finally:
             if shared is not None:
                 shutil.rmtree(shared[0], ignore_errors=True)
@@ -222,6 +226,7 @@ def run_controls(
 
 def _run_each(
     task: Task,
+    checks: CheckSet,
     controls: list[Control],
     reference: Path,
     tmp: Path,
@@ -242,7 +247,7 @@ def _run_each(
             )
         else:
             app = reference
-        expected, expected_failed, gates_expected = expectation(control)
+        expected, expected_failed, gates_expected = expectation(checks, control)
         description = describe(patch) if patch else "the reference solution"
         row = ControlRow(
             control=name,

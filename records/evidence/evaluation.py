@@ -2,7 +2,8 @@
 
 Required names: automated_score, max_automated, checks[] {id, dimension, points, max_points,
 executed, passed, diagnostics[] {expected, seen, url, viewport, selector}}, gates[] {id, failed,
-reason}, hard_gate_failed, core_journeys {filter, detail, enquiry}, timings, tool_versions.
+reason}, hard_gate_failed, core_journeys {<journey>: passed|failed} (the task's journeys, for
+atlas-rooms {filter, detail, enquiry}), timings, tool_versions.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ Dimension = Literal["functional", "responsive", "accessibility"]
 JourneyStatus = Literal["passed", "failed"]
 GateStatus = Literal["passed", "failed", "evaluator_error"]
 
-RESULT_SCHEMA_VERSION = 2
+RESULT_SCHEMA_VERSION = 3
 """2: gates carry a `status` (an `evaluator_error` gate is not failed), diagnostics say whether
 they are `journey_critical`, and `evaluator_errors` lists the evaluator's own failures. Schema-1
-files load: a gate's status follows its `failed`, diagnostics are not journey-critical."""
+files load: a gate's status follows its `failed`, diagnostics are not journey-critical. 3:
+`core_journeys` maps the task's own journeys (task.json) to their status; the atlas-rooms task's
+are the three keys every earlier file has, so earlier files load unchanged."""
 
 
 
@@ -70,12 +73,6 @@ class GateResult(Record):
         if isinstance(data, dict) and "status" not in data:
             return {**data, "status": "failed" if data.get("failed") else "passed"}
         return data
-
-
-class CoreJourneys(Record):
-    filter: JourneyStatus
-    detail: JourneyStatus
-    enquiry: JourneyStatus
 
 
 class StepLog(Record):
@@ -177,7 +174,9 @@ class EvaluationResult(Root):
     checks: list[CheckResult]
     gates: list[GateResult]
     hard_gate_failed: bool
-    core_journeys: CoreJourneys
+    core_journeys: dict[str, JourneyStatus] = Field(
+        description="each of the task's core journeys (task.json) -> passed or failed"
+    )
     checks_executed: int
     evaluator_error: str | None = Field(
         default=None,

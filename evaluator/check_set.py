@@ -1,0 +1,93 @@
+"""The checks that judge a task: the Python package its task.json names (`checks`), whose
+`CHECKS` tuple lists one `Check` spec per module in the contract's order.
+
+Everything countable about them (how many, the maximum, each dimension's share, which checks
+carry the core journeys) is derived here and must agree with the rubric (`records/rubric.py`)
+and with the task's own record (its journeys): a disagreement refuses the set, naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+
+from evaluator.checks.spec import Check
+from records.rubric import AUTOMATED_MAX, MAX_AUTOMATED, DimensionId
+from records.task import Task
+
+
+class CheckSetRefused(RuntimeError):
+    """A task's checks disagree with the rubric or with its task.json."""
+
+
+@dataclass(frozen=True)
+class CheckSet:
+    package: str
+    checks: tuple[Check, ...]
+
+    @property
+    def by_id(self) -> dict[str, Check]:
+        return {check.id: check for check in self.checks}
+
+    @property
+    def ids(self) -> list[str]:
+        return [check.id for check in self.checks]
+
+    @property
+    def max_points(self) -> int:
+        return sum(check.points for check in self.checks)
+
+    @property
+    def core_journeys(self) -> dict[str, str]:
+        """Core journey -> the check that carries it ({"filter": "filter-journey", ...})."""
+        return {c.journey: c.id for c in self.checks if c.journey}
+
+    def dimension_points(self) -> dict[DimensionId, int]:
+        return {d: sum(c.points for c in self.checks if c.dimension == d) for d in AUTOMATED_MAX}
+
+    def problems(self) -> list[str]:
+        """How the set disagrees with the rubric (empty when it agrees)."""
+        where = f"{self.package}.CHECKS"
+        found = []
+        if len(self.by_id) != len(self.checks):
+            found.append(f"{where}: two checks share an id")
+        stray = sorted({c.dimension for c in self.checks} - set(AUTOMATED_MAX))
+        if stray:
+            found.append(f"{where}: dimensions not automated in the rubric: {stray}")
+        for dimension, points in self.dimension_points().items():
+            if points != AUTOMATED_MAX[dimension]:
+                found.append(
+                    f"{where}: the {dimension} checks sum to {points} points, "
+                    f"records/rubric.py says {AUTOMATED_MAX[dimension]:g}"
+                )
+        if self.max_points != MAX_AUTOMATED:
+            found.append(f"{where}: {self.max_points} points, rubric {MAX_AUTOMATED}")
+        return found
+
+
+@functools.cache
+def check_set(package: str) -> CheckSet:
+    """The checks of `package` (its `CHECKS`), refused unless they agree with the rubric."""
+    checks = tuple(importlib.import_module(package).CHECKS)
+    found = CheckSet(package, checks)
+    problems = found.problems()
+    if problems:
+        raise CheckSetRefused("; ".join(problems))
+    return found
+
+
+def task_checks(task: Task) -> CheckSet:
+    """The checks that judge `task`, refused unless its task.json's journeys are theirs."""
+    found = check_set(task.spec.checks)
+    if found.core_journeys != task.spec.journeys:
+        raise CheckSetRefused(
+            f"{task.folder / 'task.json'}: journeys {task.spec.journeys} are not those of "
+            f"{task.spec.checks} ({found.core_journeys})"
+        )
+    unknown = sorted(set(task.spec.calibration_passes) - set(found.ids))
+    if unknown:
+        raise CheckSetRefused(
+            f"{task.folder / 'task.json'}: calibration_passes names unknown checks {unknown}"
+        )
+    return found

@@ -32,7 +32,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -44,12 +44,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import Field
 
-from evaluator import gate_probes as probes
 from evaluator.browser import CHROMIUM_ARGS, VIEWPORTS, RequestLog, axe_version, guard_context
 from evaluator.check_set import check_set
 from evaluator.checks.base import CheckContext, CheckStopped, Facts
-from evaluator.checks.spec import Check
-from evaluator.data import VenueData, load_venues
+from evaluator.checks.spec import Check, Probe
 from evaluator.serve import StaticServer
 from records.evidence.evaluation import (
     CheckResult,
@@ -391,7 +389,7 @@ class Lane:
     """One worker: its own Playwright, Chromium, request log, facts and results, so that nothing a
     check measures depends on what another lane is doing at the same moment."""
 
-    def __init__(self, index: int, checks: list[Check], opts: PhaseOptions, data: VenueData):
+    def __init__(self, index: int, checks: list[Check], opts: PhaseOptions, data: Any):
         self.index = index
         self.checks = checks
         self.opts = opts
@@ -440,8 +438,9 @@ class Lane:
         self.evidence_s += time.monotonic() - started
         self.screenshots.append(shot)
 
-    def run(self, server_url: str, probes_first: bool, saved: Callable[[], None]) -> None:
-        """Run the gate probes (when `probes_first`) and this lane's checks; `saved` after each."""
+    def run(self, server_url: str, probes: Mapping[str, Probe], saved: Callable[[], None]) -> None:
+        """Run the gate probes `probes` (gate id -> probe), then this lane's checks; `saved`
+        after each."""
         with sync_playwright() as pw:
             session = Session(pw, self.opts, self.requests)
             self.versions["chromium"] = session.browser.version
@@ -469,11 +468,8 @@ class Lane:
                 session.close()
                 session = Session(pw, self.opts, self.requests)
 
-            if probes_first:
-                for name, probe in (
-                    ("root-page", probes.root_page),
-                    ("keyboard-enquiry", probes.keyboard_enquiry),
-                ):
+            if probes:
+                for name, probe in probes.items():
                     self.probes[name] = run_probe(probe, main_ctx, session, self.opts)
                     if session.hung:
                         self.hangs += 1
@@ -569,11 +565,11 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     state = PhaseState()
     opts.out.mkdir(parents=True, exist_ok=True)
     write_record(opts.out / PAGE_TEXT_FILE, PageTextRecord())  # no stale page text
-    data: VenueData = load_venues(opts.data_file)
+    found = check_set(opts.checks_package)
+    data = found.load_data(opts.data_file)
     t_start = time.monotonic()
     state.versions = {"playwright": metadata.version("playwright"), "axe-core": axe_version()}
-    checks = check_set(opts.checks_package).checks
-    selected = [c for c in checks if opts.only is None or c.id in opts.only]
+    selected = [c for c in found.checks if opts.only is None or c.id in opts.only]
     lanes = [
         Lane(i, checks, opts, data)
         for i, checks in enumerate(plan_lanes(selected, opts.lanes, opts.screenshots))
@@ -588,7 +584,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
 
     def work(lane: Lane, url: str) -> None:
         try:
-            lane.run(url, probes_first=lane.index == 0, saved=save)
+            lane.run(url, probes=found.probes if lane.index == 0 else {}, saved=save)
         except BaseException as exc:  # noqa: BLE001 - re-raised by the main thread
             lane.error = exc
 

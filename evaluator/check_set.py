@@ -1,5 +1,10 @@
-"""The checks that judge a task: the Python package its task.json names (`checks`), whose
-`CHECKS` tuple lists one `Check` spec per module in the contract's order.
+"""The checks that judge a task: the Python package its task.json names (`checks`). It exports
+
+- `CHECKS`: one `Check` spec per module, in the contract's order;
+- `PROBES`: gate id -> a probe (`probe(ctx) -> None | why it failed`) run before the checks;
+- `CHECK_GATES`: gate id -> the check whose run decides it (`horizontal-overflow` reads the
+  overflow the check recorded, `axe-serious` the check's violations);
+- `load_data(path)`: the task's frozen data (task.json `data`), handed to every check.
 
 Everything countable about them (how many, the maximum, each dimension's share, which checks
 carry the core journeys) is derived here and must agree with the rubric (`records/rubric.py`)
@@ -10,9 +15,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Probe
 from records.rubric import AUTOMATED_MAX, MAX_AUTOMATED, DimensionId
 from records.task import Task
 
@@ -25,6 +33,9 @@ class CheckSetRefused(RuntimeError):
 class CheckSet:
     package: str
     checks: tuple[Check, ...]
+    probes: Mapping[str, Probe] = field(default_factory=dict, compare=False)
+    check_gates: Mapping[str, str] = field(default_factory=dict)
+    load_data: Callable[[Path], Any] = field(default=lambda path: None, compare=False)
 
     @property
     def by_id(self) -> dict[str, Check]:
@@ -63,14 +74,23 @@ class CheckSet:
                 )
         if self.max_points != MAX_AUTOMATED:
             found.append(f"{where}: {self.max_points} points, rubric {MAX_AUTOMATED}")
+        for gate, check in self.check_gates.items():
+            if check not in self.by_id:
+                found.append(f"{self.package}.CHECK_GATES: {gate} reads unknown check {check!r}")
         return found
 
 
 @functools.cache
 def check_set(package: str) -> CheckSet:
     """The checks of `package` (its `CHECKS`), refused unless they agree with the rubric."""
-    checks = tuple(importlib.import_module(package).CHECKS)
-    found = CheckSet(package, checks)
+    module = importlib.import_module(package)
+    found = CheckSet(
+        package,
+        tuple(module.CHECKS),
+        probes=dict(getattr(module, "PROBES", {})),
+        check_gates=dict(getattr(module, "CHECK_GATES", {})),
+        load_data=module.load_data,
+    )
     problems = found.problems()
     if problems:
         raise CheckSetRefused("; ".join(problems))

@@ -247,6 +247,8 @@ def evaluate(
             checks=results,
             journeys=checks.core_journeys,
             max_overflow=phase.facts.max_overflow,
+            probe_gates=list(checks.probes),
+            check_gates=checks.check_gates,
         )
     finally:
         if not keep_workspace:

@@ -1,9 +1,14 @@
-"""The six gates (the task's contract.md). Any failed gate makes the submission ineligible
-for the craft ranking; scoring caps its total at `records.rubric.GATE_CAP` from
-`hard_gate_failed`."""
+"""The gates (the task's contract.md; the methodology's six for atlas-rooms). Any failed gate
+makes the submission ineligible for the craft ranking; scoring caps its total at
+`records.rubric.GATE_CAP` from `hard_gate_failed`.
+
+Every task has `install-build` and `core-journey`; the others are the task's own: a gate its
+checks package decides by a probe (`PROBES`) or by a check's run (`CHECK_GATES`). They are
+reported in `GATE_IDS` order."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from records.evidence.evaluation import CheckResult, GateResult
@@ -95,14 +100,15 @@ def compute_gates(
     checks: list[CheckResult],
     journeys: dict[str, str],
     max_overflow: dict[str, Any],
+    probe_gates: Sequence[str],
+    check_gates: Mapping[str, str],
 ) -> list[GateResult]:
-    """The six gates. A gate our own code could not measure (a crashed probe, a check that did
-    not run) has status `evaluator_error`: not failed, and never counted against the model."""
+    """The task's gates: `install-build`, `core-journey` (its `journeys`), the gates its probes
+    decide (`probe_gates`) and those a check decides (`check_gates`: gate -> check). A gate our
+    own code could not measure (a crashed probe, a check that did not run) has status
+    `evaluator_error`: not failed, and never counted against the model."""
     by_id = {c.id: c for c in checks}
     built = install_ok and build_ok
-    gates: list[GateResult] = [
-        _verdict("install-build", not built, build_reason if not built else "")
-    ]
 
     def probe_gate(gate_id: str) -> GateResult:
         if not built:
@@ -114,7 +120,10 @@ def compute_gates(
             return _evaluator_error(gate_id, f"the probe itself failed: {probe.get('reason', '')}")
         return _verdict(gate_id, bool(probe["failed"]), probe.get("reason", ""))
 
-    gates.append(probe_gate("root-page"))
+    reason = build_reason if not built else ""
+    found = {"install-build": _verdict("install-build", not built, reason)}
+    for gate_id in probe_gates:
+        found[gate_id] = probe_gate(gate_id)
 
     blocked, unmeasured = [], []
     for journey, check_id in journeys.items():
@@ -126,53 +135,56 @@ def compute_gates(
         elif journey_blockers(check):
             blocked.append(f"{journey} ({check_id}: {'; '.join(journey_blockers(check)[:2])})")
     if blocked:
-        gates.append(
-            _verdict("core-journey", True, "journeys not completed: " + ", ".join(blocked))
+        found["core-journey"] = _verdict(
+            "core-journey", True, "journeys not completed: " + ", ".join(blocked)
         )
     elif unmeasured:
-        gates.append(_evaluator_error("core-journey", "not measured: " + ", ".join(unmeasured)))
+        found["core-journey"] = _evaluator_error(
+            "core-journey", "not measured: " + ", ".join(unmeasured)
+        )
     else:
-        gates.append(_verdict("core-journey", False))
+        found["core-journey"] = _verdict("core-journey", False)
 
-    def check_gate(gate_id: str, check_id: str) -> GateResult | None:
-        """The gate's verdict when its check could not measure it; None when it did."""
+    for gate_id, check_id in check_gates.items():
         check = by_id.get(check_id)
         if not built:
-            return _verdict(gate_id, True, "not measured: nothing was built")
-        if check is None or not check.executed:
-            return _evaluator_error(gate_id, f"not measured: the {check_id} check did not run")
-        return None
+            found[gate_id] = _verdict(gate_id, True, "not measured: nothing was built")
+        elif check is None or not check.executed:
+            found[gate_id] = _evaluator_error(
+                gate_id, f"not measured: the {check_id} check did not run"
+            )
+        else:
+            found[gate_id] = _check_gate(gate_id, check, max_overflow)
+    order = [g for g in GATE_IDS if g in found] + [g for g in found if g not in GATE_IDS]
+    return [found[g] for g in order]
 
-    px = int(max_overflow.get("px", 0) or 0)
-    overflow = check_gate("horizontal-overflow", "no-overflow")
-    if overflow is None:
+
+def _check_gate(gate_id: str, check: CheckResult, max_overflow: dict[str, Any]) -> GateResult:
+    """A gate its check measured: the overflow it recorded, the axe violations it found, or
+    (any other gate) whether the check passed."""
+    if gate_id == "horizontal-overflow":
+        px = int(max_overflow.get("px", 0) or 0)
         where = (
             f"{max_overflow.get('url')} {max_overflow.get('state')}"
             f" @ {max_overflow.get('viewport')}"
         )
         too_wide = px > OVERFLOW_LIMIT_PX
-        overflow = _verdict(
-            "horizontal-overflow",
+        return _verdict(
+            gate_id,
             too_wide,
             f"{px}px of horizontal overflow (limit {OVERFLOW_LIMIT_PX}px) at {where}"
             if too_wide
             else (f"largest overflow {px}px" if px else ""),
         )
-    gates.append(overflow)
-
-    gates.append(probe_gate("keyboard-enquiry"))
-
-    axe_gate = check_gate("axe-serious", "axe")
-    if axe_gate is None:
-        axe_check = by_id["axe"]
-        rules = sorted({d.seen.split(" ", 1)[0] for d in axe_check.diagnostics})
-        axe_gate = _verdict(
-            "axe-serious",
-            not axe_check.passed,
+    if gate_id == "axe-serious":
+        rules = sorted({d.seen.split(" ", 1)[0] for d in check.diagnostics})
+        return _verdict(
+            gate_id,
+            not check.passed,
             ("serious/critical axe violations: " + ", ".join(rules)) if rules else "",
         )
-    gates.append(axe_gate)
-    return gates
+    seen = check.diagnostics[0].seen if check.diagnostics else ""
+    return _verdict(gate_id, not check.passed, f"{check.id}: {seen}" if seen else "")
 
 
 def capped(score: int, hard_gate_failed: bool) -> int:

@@ -7,6 +7,7 @@ site calls the controls current, only while that stamp names exactly the current
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from records.evidence.controls import ControlsInputs
@@ -36,8 +37,13 @@ def control_inputs(task: Task) -> list[Path]:
 
 
 def inputs_record(task: Task, controls: int) -> ControlsInputs:
+    """The stamp of `task`'s controls: its folder's files named from the tasks folder (wherever
+    that is), the code's from the repository."""
     files = control_inputs(task)
-    digest = files_sha256(files, REPO_ROOT)
+    own = [f for f in files if f.is_relative_to(task.folder)]
+    code = [f for f in files if not f.is_relative_to(task.folder)]
+    parts = f"{files_sha256(own, task.folder.parent)} {files_sha256(code, REPO_ROOT)}"
+    digest = hashlib.sha256(parts.encode()).hexdigest()
     return ControlsInputs(task=task.id, sha256=digest, files=len(files), controls=controls)
 
 

@@ -141,7 +141,8 @@ PROBES_OK: dict[str, dict[str, object]] = {
 }
 
 
-JOURNEYS = check_set("evaluator.checks").core_journeys
+ATLAS = check_set("evaluator.checks")
+JOURNEYS = ATLAS.core_journeys
 
 
 def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PROBES_OK) -> dict:
@@ -152,6 +153,8 @@ def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PRO
         probes=probes,
         checks=checks,
         journeys=JOURNEYS,
+        probe_gates=list(ATLAS.probes),
+        check_gates=ATLAS.check_gates,
         max_overflow={"px": 17, "url": "/", "viewport": "360x780", "state": "page"},
     )
     assert [g.id for g in gates] == GATE_IDS
@@ -200,6 +203,8 @@ def test_evaluator_errors_are_never_gate_failures() -> None:
         probes={},
         checks=[_check(c, False, executed=False) for c in CONTRACT],
         journeys=JOURNEYS,
+        probe_gates=list(ATLAS.probes),
+        check_gates=ATLAS.check_gates,
         max_overflow={"px": 0},
     )
     assert all(g.failed and g.status == "failed" for g in unbuilt)

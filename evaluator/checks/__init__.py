@@ -13,6 +13,7 @@ from evaluator.checks import (
     dialog_focus,
     enquiry_form,
     filter_journey,
+    gate_probes,
     keyboard_focus,
     long_copy,
     media_fallback,
@@ -24,7 +25,8 @@ from evaluator.checks import (
     url_state,
     venue_detail,
 )
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Probe
+from evaluator.data import load_venues as load_data
 
 CHECKS: tuple[Check, ...] = tuple(
     module.CHECK
@@ -46,3 +48,13 @@ CHECKS: tuple[Check, ...] = tuple(
         axe,
     )
 )
+
+PROBES: dict[str, Probe] = {
+    "root-page": gate_probes.root_page,
+    "keyboard-enquiry": gate_probes.keyboard_enquiry,
+}
+"""The gates decided by a probe before the checks (in this order)."""
+CHECK_GATES = {"horizontal-overflow": "no-overflow", "axe-serious": "axe"}
+"""The gates decided by a check's run."""
+
+__all__ = ["CHECKS", "CHECK_GATES", "PROBES", "load_data"]

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from evaluator.data import VenueData
 
 Collectors = dict[str, Callable[["CheckContext"], Any]]
+Probe = Callable[["CheckContext"], "str | None"]
+"""A gate probe: None when the page passes, else why it failed."""
 
 
 @dataclass(frozen=True)

@@ -142,13 +142,17 @@ def control_names(
 
 def install_once(reference: Path) -> tuple[Path, Path] | None:
     """`npm ci --offline` of the reference in the build sandbox, once for every control; returns
-    (workspace root to remove, its node_modules), or None when the install failed."""
+    (workspace root to remove, its node_modules), or None when the install failed or installed
+    nothing (an app without dependencies)."""
     workspace = make_workspace("siteos-controls-deps-")
     timed_copy(reference, workspace)
     result = run_step(workspace, "install")
     if not result.ok:
         print(f"shared install failed ({result.describe()}); each control installs", flush=True)
         shutil.rmtree(workspace.root, ignore_errors=True)
+        return None
+    if not (workspace.app / "node_modules" / ".package-lock.json").is_file():
+        shutil.rmtree(workspace.root, ignore_errors=True)  # no dependencies: nothing to share
         return None
     return workspace.root, workspace.app / "node_modules"
 

@@ -43,6 +43,7 @@ class RoundFacts:
     evaluator_sha: str
     tools: str
     task: str
+    task_ref: str = ""  # "<id> <version>" as round.json names it ("" before round.json schema 3)
     differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
 
 
@@ -131,6 +132,7 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         evaluator_sha=sha,
         tools=_tools(evidence),
         task=_task(evidence),
+        task_ref=f"{record.task.id} {record.task.version}" if record and record.task else "",
         differences=tuple(str(d) for d in evidence.settings.control_differences),
     )
 

@@ -42,9 +42,11 @@ CSV_COLUMNS = (
     "agent",
     "evaluator_sha256",
     "billed_usd",
+    "task",
 )
 """Five columns name the round on every row, so a copied file says where it came from; the
-bill beside the metered cost came after them (new columns go last: positions stay)."""
+bill beside the metered cost came after them, then the task (id and version) the round ran (new
+columns go last: positions stay)."""
 
 
 def _cell(value: Any) -> str:
@@ -88,6 +90,7 @@ def row_values(row: Row, facts: RoundFacts) -> list[Any]:
         facts.agent,
         facts.evaluator_sha,
         row.billed_usd,
+        facts.task_ref,
     ]
 
 

@@ -56,7 +56,7 @@ def another_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_calibration_records_the_evaluator_that_made_it(calibrated: Path) -> None:
     record = read_record(round_paths("showcase", calibrated).calibration, Calibration)
-    assert record.schema_version == 2 and record.passed
+    assert record.schema_version == 3 and record.passed and record.checks_total == 15
     assert record.automated_score == CALIBRATION
     assert record.evaluator_sha256 == evaluator_sha256()
     assert require_calibration("showcase", calibrated) == record
@@ -95,7 +95,9 @@ def test_a_schema_1_calibration_loads_but_names_no_evaluator(tmp_path: Path) -> 
         "result": "calibration/result.json", "duration_s": 60.0, "schema_version": 1,
     }  # fmt: skip
     write_json(path, fields)
-    assert read_record(path, Calibration).evaluator_sha256 is None
+    record = read_record(path, Calibration)
+    assert record.evaluator_sha256 is None  # and what it calibrated was atlas-rooms:
+    assert (record.checks_total, record.journeys) == (15, ["filter", "detail", "enquiry"])
     with pytest.raises(PreconditionFailed, match=r"an evaluator it does not name .*schema 1"):
         require_calibration("showcase", tmp_path)
 

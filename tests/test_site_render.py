@@ -316,9 +316,11 @@ def test_downloads(built: Path, board: Leaderboard) -> None:
     assert {r["unit"] for r in rows} == {u.unit for u in board.units}
     assert {(r["round_id"], r["round_kind"]) for r in rows} == {(board.round_id, "demo")}
     assert all(r["evaluator_sha256"] and r["agent"].startswith("OpenCode") for r in rows)
+    assert {r["task"] for r in rows} == {"atlas-rooms 1.0"}  # the task and its version
     data = json.loads((built / "downloads" / "leaderboard.json").read_text())
     assert data["round_id"] == board.round_id and len(data["units"]) == len(board.units)
     assert data["round_kind"] == "demo" and len(data["versions"]["evaluator_sha256"]) == 64
+    assert data["versions"]["task"]["id"] == "atlas-rooms"
     assert {r["evaluator_sha256"] for r in rows} == {data["versions"]["evaluator_sha256"]}
     billed = [(r["cost_usd"], r["billed_usd"]) for r in rows if r["cost_usd"]]
     assert billed and all(abs(float(c) - float(b)) < 1e-6 for c, b in billed)  # reconciled

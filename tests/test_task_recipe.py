@@ -113,4 +113,5 @@ def test_a_new_task_runs_its_controls_calibration_and_freeze(toy: Path) -> None:
     assert calibrate("toy-round", evidence) == 0
     calibration = read_record(round_paths("toy-round", evidence).calibration, Calibration)
     assert (calibration.automated_score, calibration.expected_score) == (35, 35)
-    assert calibration.missing_core_journeys == ["greet"] and calibration.hard_gate_failed
+    assert calibration.missing_core_journeys == calibration.journeys == ["greet"]
+    assert calibration.checks_total == 3 and calibration.hard_gate_failed

@@ -243,9 +243,13 @@ class EvaluationResult(Root):
         return [c.id for c in self.checks if not c.executed]
 
 
-CALIBRATION_SCHEMA_VERSION = 2
+CALIBRATION_SCHEMA_VERSION = 3
 """2: `evaluator_sha256`, the digest of the evaluator's sources that made the calibration (the
-paid stages refuse a calibration made by another evaluator). Schema-1 files load without it."""
+paid stages refuse a calibration made by another evaluator). Schema-1 files load without it.
+3: `checks_total` and `journeys`, the task's own (earlier files were all atlas-rooms': 15 checks,
+journeys filter, detail and enquiry, which they load with)."""
+ATLAS_ROOMS_CALIBRATION = {"checks_total": 15, "journeys": ["filter", "detail", "enquiry"]}
+"""What a calibration.json before schema 3 calibrated: the one task there was."""
 
 
 class Calibration(Root):
@@ -261,7 +265,9 @@ class Calibration(Root):
     automated_score: int
     expected_score: int = Field(description="the task's calibration score (task.json)")
     checks_executed: int
+    checks_total: int = Field(ge=1, description="how many checks the task has")
     hard_gate_failed: bool
+    journeys: list[str] = Field(description="the task's core journeys: all must be missing")
     missing_core_journeys: list[str]
     install_ok: bool
     build_ok: bool
@@ -270,3 +276,10 @@ class Calibration(Root):
     reasons: list[str]
     result: str
     duration_s: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before_schema_3(cls, data: Any) -> Any:
+        if isinstance(data, dict) and int(data.get("schema_version", 1)) < 3:
+            return {**ATLAS_ROOMS_CALIBRATION, **data}
+        return data

@@ -129,9 +129,8 @@ class _SimulatorShim:
         self.from_cohort = factory
 
 
-def freeze_demo(evidence: Path, setattr: Callable[[Any, str, Any], None]) -> None:
-    """round.json for the demo round in `evidence`."""
-    del setattr
+def freeze_demo(evidence: Path) -> None:
+    """round.json for the showcase round in `evidence`."""
     load_round("showcase")
     freeze_stage.freeze("showcase", evidence)
 
@@ -146,7 +145,7 @@ def demo_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         evidence = tmp_path_factory.mktemp("evidence")
         mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
-        freeze_demo(evidence, mp.setattr)
+        freeze_demo(evidence)
         install(tmp_path_factory.mktemp("scripts"), mp.setattr)
         pass_preconditions(evidence)
         yield evidence

@@ -76,7 +76,7 @@ def test_a_calibration_made_by_another_evaluator_is_refused(
 def test_the_unit_stage_refuses_a_stale_calibration_before_spending(
     calibrated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    freeze_demo(calibrated, monkeypatch.setattr)
+    freeze_demo(calibrated)
     check_spend("showcase", calibrated)
     another_evaluator(monkeypatch)
     with pytest.raises(UnitRefused, match=r"not the current evaluator .*doit calibrate"):

@@ -94,7 +94,7 @@ def test_a_low_credit_key_refuses_the_round_before_any_spending(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     evidence = tmp_path / "evidence"
-    freeze_demo(evidence, monkeypatch.setattr)
+    freeze_demo(evidence)
     cohort = load_round("showcase").cohort_path
     with Simulator.from_cohort(cohort, key_limit_usd=20.0) as low:
         with pytest.raises(SpendRefused, match="refused to start") as refused:

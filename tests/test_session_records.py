@@ -171,7 +171,7 @@ def _demo_unit_with_marker(
     runner's own writer, and a runner that fails the test if it ever starts a session."""
     evidence = tmp_path / "evidence"
     monkeypatch.setenv("SITEOS_SCRATCH", str(tmp_path / "scratch"))
-    freeze_demo(evidence, monkeypatch.setattr)
+    freeze_demo(evidence)
 
     def second_session(*args: object, **kwargs: object) -> None:
         raise AssertionError("a second session started")

@@ -211,7 +211,7 @@ def test_frozen_order_is_drawn_once_and_enforced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     evidence = tmp_path / "evidence"
-    freeze_demo(evidence, monkeypatch.setattr)
+    freeze_demo(evidence)
     cohort = [c.key for c in run_order.load_cohort(run_order.load_round("showcase").cohort_path)
               .candidates]  # fmt: skip
     for key in cohort:
@@ -296,7 +296,7 @@ sys.path.insert(0, {tests!r})
 from session_support import freeze_demo, install
 from harness.unit import run_unit
 evidence = Path(sys.argv[1])
-freeze_demo(evidence, setattr)
+freeze_demo(evidence)
 install(Path(sys.argv[2]), setattr)
 run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
 """

@@ -67,7 +67,7 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         ev = tmp_path_factory.mktemp("evidence")
         mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
-        freeze_demo(ev, mp.setattr)
+        freeze_demo(ev)
         pass_preconditions(ev)
         yield ev
 
@@ -148,7 +148,7 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ev = tmp_path / "evidence"
-    freeze_demo(ev, monkeypatch.setattr)
+    freeze_demo(ev)
     unit_dir = round_paths("showcase", ev).unit("idle-r1").root
     with pytest.raises(UnitRefused, match=r"key-check\.json is missing"):
         run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
@@ -171,7 +171,7 @@ def test_the_preflight_probes_refuse_without_a_passing_key_check_and_calibration
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ev = tmp_path / "evidence"
-    freeze_demo(ev, monkeypatch.setattr)
+    freeze_demo(ev)
     with pytest.raises(PreconditionFailed, match=r"key-check\.json is missing"):
         run_preflight("showcase", "idle", evidence_dir=ev)
     check_spend("showcase", ev)

@@ -28,7 +28,7 @@ def test_catalogue_and_key_check_reruns_keep_the_earlier_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     evidence = tmp_path / "evidence"
-    freeze_demo(evidence, monkeypatch.setattr)
+    freeze_demo(evidence)
     paths = round_paths("showcase", evidence)
     assert catalogue_stage("showcase", evidence)
     check_spend("showcase", evidence)

@@ -37,6 +37,8 @@ def render(tmp_path: Path) -> Path:
     write_record(ctx.paths.unit(original).result, result(**PLAIN))  # a fixed evaluator's result
     broken = make_unit(ctx, "signer", evaluation=result(**PLAIN))
     ctx.paths.unit(broken).session.write_text("{")
+    failed = result(evaluator_error="the browser phase ended early (exit 2)", **PLAIN)
+    make_unit(ctx, "partial-builder", session("partial-builder"), failed)  # not replaced yet
     score_context(ctx)
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -79,3 +81,16 @@ def test_the_site_labels_superseded_and_replacement_units_and_keeps_broken_ones(
     assert rows["strong-builder-r1"]["superseded_by"] == "strong-builder-r1-x1"
     assert rows["strong-builder-r1-x1"]["replacement_of"] == "strong-builder-r1"
     assert rows["signer-r1"]["evidence_missing"] == "units/signer-r1/session.json"
+
+
+def test_an_unscored_unit_shows_no_verdicts_or_points(tmp_path: Path) -> None:
+    """An evaluation that failed is kept as evidence, but its page shows no check chips and no
+    points: the chips of its result.json (every check passed here) would contradict its status."""
+    docs = render(tmp_path)
+    failed = (docs / "units" / "partial-builder-r1.md").read_text()
+    assert "evaluation failed" in failed and 'class="sb-cell' not in failed
+    assert "Not counted" in failed and "60/60 points" not in failed
+    superseded = (docs / "units" / "strong-builder-r1.md").read_text()
+    assert 'class="sb-cell' not in superseded and "Not counted" in superseded
+    ranked = (docs / "units" / "strong-builder-r1-x1.md").read_text()
+    assert 'class="sb-cell' in ranked and "Not counted" not in ranked

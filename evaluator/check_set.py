@@ -31,6 +31,8 @@ class CheckSetRefused(RuntimeError):
 
 @dataclass(frozen=True)
 class CheckSet:
+    """One task's checks package, as the evaluator uses it."""
+
     package: str
     checks: tuple[Check, ...]
     probes: Mapping[str, Probe] = field(default_factory=dict, compare=False)

@@ -1,8 +1,8 @@
-"""The registry of scored checks, one module each, in the contract's table order.
-
-Everything countable about the checks (how many, the maximum, each dimension's share, which
-checks carry the core journeys) is derived here from the modules' `CHECK` specs, and must agree
-with the rubric (`records/rubric.py`): a disagreement stops the import.
+"""The atlas-rooms task's checks package (its task.json names it): the scored checks, one module
+each, in the contract's table order; the gate probes and the gates a check decides; the loader of
+the venue data. `evaluator.check_set` derives what is countable about the checks (how many, the
+maximum, each dimension's share, the core journeys) and refuses a set that disagrees with the
+rubric (`records/rubric.py`) or the task.json.
 """
 
 from __future__ import annotations

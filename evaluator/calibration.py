@@ -1,7 +1,7 @@
 """Calibration: evaluate the deliberately incomplete starter and demand the frozen outcome.
 
 Passes only when the starter installs and builds, every check executes (no browser/runtime
-failure), the three core journeys are detected missing, the hard gate fails and the automated
+failure), the task's core journeys are detected missing, the hard gate fails and the automated
 score is exactly the task's calibration score (task.json). Writes
 evidence/<round>/calibration.json (with the digest of the evaluator's sources that made it) and
 the evaluator's output in evidence/<round>/calibration/; a re-run (`doit forget`, a kill) first

@@ -86,6 +86,7 @@ def materialize(task: Task, dest: Path) -> None:
 def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     paths = round_paths(round_id, evidence_dir)
     task = load_round(round_id).load_task()
+    checks = task_checks(task)
     expected = task.spec.calibration_score
     out = paths.calibration_dir
     judge_sha256 = evaluator_sha256()  # the evaluator that makes this calibration
@@ -105,16 +106,14 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
         automated_score=result.automated_score,
         expected_score=expected,
         checks_executed=result.checks_executed,
-        checks_total=len(task_checks(task).checks),
+        checks_total=len(checks.checks),
         journeys=list(task.spec.journeys),
         hard_gate_failed=result.hard_gate_failed,
         missing_core_journeys=missing,
         install_ok=result.install_ok,
         build_ok=result.build_ok,
         failed_checks=result.failed_checks,
-        expected_failed_checks=[
-            c for c in task_checks(task).ids if c not in task.spec.calibration_passes
-        ],
+        expected_failed_checks=[c for c in checks.ids if c not in task.spec.calibration_passes],
         reasons=reasons,
         result=str(EvaluationPaths(out).result.relative_to(paths.root)),
         duration_s=result.timings.total_s,

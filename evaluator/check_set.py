@@ -39,11 +39,11 @@ class CheckSet:
     check_gates: Mapping[str, str] = field(default_factory=dict)
     load_data: Callable[[Path], Any] = field(default=lambda path: None, compare=False)
 
-    @property
+    @functools.cached_property
     def by_id(self) -> dict[str, Check]:
         return {check.id: check for check in self.checks}
 
-    @property
+    @functools.cached_property
     def ids(self) -> list[str]:
         return [check.id for check in self.checks]
 
@@ -51,7 +51,7 @@ class CheckSet:
     def max_points(self) -> int:
         return sum(check.points for check in self.checks)
 
-    @property
+    @functools.cached_property
     def core_journeys(self) -> dict[str, str]:
         """Core journey -> the check that carries it ({"filter": "filter-journey", ...})."""
         return {c.journey: c.id for c in self.checks if c.journey}

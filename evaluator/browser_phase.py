@@ -348,41 +348,32 @@ def run_check(
 
 
 def plan_lanes(selected: list[Check], lanes: int, screenshots: bool = False) -> list[list[Check]]:
-    """Which checks run on which lane, in order: the same split for every submission.
+    """Which checks run on which lane, in order: the same split for every submission, from each
+    check's `placement` (`evaluator.checks.spec.Placement`).
 
     One lane runs everything (core journeys first). With two, lane 0 runs the gate probes, the
-    core journeys (one recorded page: one coherent video) and url-state (the catalogue's other
-    long sweep); lane 1 runs the rest, no-overflow first, then the checks that judge its shared
-    visits (catalogue-listing, long-copy, responsive-layout, semantics, axe), which must stay on
-    one lane with it and after it. With three, lane 0 runs the probes and the core journeys,
-    lane 1 no-overflow, the checks that judge its visits and reduced-motion, lane 2 the rest
-    (url-state first): about the same wall time each on the reference. With screenshots,
-    no-overflow takes them all and reduced-motion moves to lane 2.
+    core journeys (one recorded page: one coherent video) and the long sweeps; lane 1 runs the
+    rest, the "visits" checks first, then the checks that judge their shared visits, which must
+    stay on one lane with them and after them. With three, lane 0 runs the probes and the core
+    journeys, lane 1 the "visits" checks, the checks that judge their visits and (without
+    screenshots) the "after-visits" ones, lane 2 the rest (the long sweeps first): about the same
+    wall time each on atlas-rooms' reference. With screenshots, the "visits" checks take them all,
+    so the "after-visits" ones move to lane 2.
     """
     core = [c for c in selected if c.journey]
     rest = [c for c in selected if not c.journey]
-    rest.sort(key=lambda c: c.id not in VISITS_FIRST)  # stable: otherwise the contract's order
+    rest.sort(key=lambda c: c.placement != "visits")  # stable: otherwise the contract's order
     if lanes <= 1:
         return [core + rest]
     if lanes == 2:
-        first = core + [c for c in rest if c.id in SWEEP_LANE]
-        second = [c for c in rest if c.id not in SWEEP_LANE]
+        first = core + [c for c in rest if c.placement == "sweep"]
+        second = [c for c in rest if c.placement != "sweep"]
         return [first, second] if second else [first]
-    extra = set() if screenshots else VISITS_LANE
-    visits = [c for c in rest if c.id in VISITS_FIRST or c.shared_visits or c.id in extra]
+    joins = {"visits"} if screenshots else {"visits", "after-visits"}
+    visits = [c for c in rest if c.placement in joins or c.shared_visits]
     others = [c for c in rest if c not in visits]
-    others.sort(key=lambda c: c.id not in SWEEP_LANE)
+    others.sort(key=lambda c: c.placement != "sweep")
     return [lane for lane in (core, visits, others) if lane]
-
-
-VISITS_FIRST = frozenset({"no-overflow"})
-"""Checks whose settled visits later checks judge (`shared_visits`): first among the rest."""
-SWEEP_LANE = frozenset({"url-state"})
-"""The catalogue's other long sweep: on the journeys' lane with two lanes, first on the third
-lane with three (balances the lanes' wall time)."""
-VISITS_LANE = frozenset({"reduced-motion"})
-"""With three lanes and no screenshots, a check that runs on the shared visits' lane, after them
-(balances the lanes)."""
 
 
 class Lane:

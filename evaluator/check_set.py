@@ -4,7 +4,10 @@
 - `PROBES`: gate id -> a probe (`probe(ctx) -> None | why it failed`) run before the checks;
 - `CHECK_GATES`: gate id -> the check whose run decides it (`horizontal-overflow` reads the
   overflow the check recorded, `axe-serious` the check's violations);
-- `load_data(path)`: the task's frozen data (task.json `data`), handed to every check.
+- `load_data(path)`: the task's frozen data (task.json `data`), handed to every check;
+- `CLAUSES` (`evaluator.contract.Clause`s: every requirement of the task's contract.md) and
+  `GATE_CLAUSES` (gate id -> the clauses it owns), which the traceability table is made of;
+- optionally `GATE_ORDER`, the order result.json lists the gates in.
 
 Everything countable about them (how many, the maximum, each dimension's share, which checks
 carry the core journeys) is derived here and must agree with the rubric (`records/rubric.py`)
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.checks.spec import Check, Probe
+from evaluator.contract import Clause
 from records.rubric import AUTOMATED_MAX, MAX_AUTOMATED, DimensionId
 from records.task import Task
 
@@ -38,6 +42,21 @@ class CheckSet:
     probes: Mapping[str, Probe] = field(default_factory=dict, compare=False)
     check_gates: Mapping[str, str] = field(default_factory=dict)
     load_data: Callable[[Path], Any] = field(default=lambda path: None, compare=False)
+    clauses: tuple[Clause, ...] = ()
+    gate_clauses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    gate_order: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def gate_ids(self) -> list[str]:
+        """Every gate of the task, in `gate_order` (then install-build, the probes' gates,
+        core-journey, the checks' gates)."""
+        found = ["install-build", *self.probes, "core-journey", *self.check_gates]
+        first = [g for g in self.gate_order if g in found]
+        return first + [g for g in found if g not in first]
+
+    @functools.cached_property
+    def clause_by_id(self) -> dict[str, Clause]:
+        return {clause.id: clause for clause in self.clauses}
 
     @functools.cached_property
     def by_id(self) -> dict[str, Check]:
@@ -79,6 +98,14 @@ class CheckSet:
         for gate, check in self.check_gates.items():
             if check not in self.by_id:
                 found.append(f"{self.package}.CHECK_GATES: {gate} reads unknown check {check!r}")
+        stray_gates = sorted(set(self.gate_order) ^ set(self.gate_ids)) if self.gate_order else []
+        if stray_gates:
+            found.append(f"{self.package}.GATE_ORDER: does not list the gates {stray_gates}")
+        unknown = sorted(set(self.gate_clauses) - set(self.gate_ids))
+        if unknown:
+            found.append(f"{self.package}.GATE_CLAUSES: unknown gates {unknown}")
+        if len(self.clause_by_id) != len(self.clauses):
+            found.append(f"{self.package}.CLAUSES: two clauses share an id")
         return found
 
 
@@ -92,6 +119,9 @@ def check_set(package: str) -> CheckSet:
         probes=dict(getattr(module, "PROBES", {})),
         check_gates=dict(getattr(module, "CHECK_GATES", {})),
         load_data=module.load_data,
+        clauses=tuple(getattr(module, "CLAUSES", ())),
+        gate_clauses={g: tuple(c) for g, c in getattr(module, "GATE_CLAUSES", {}).items()},
+        gate_order=tuple(getattr(module, "GATE_ORDER", ())),
     )
     problems = found.problems()
     if problems:

@@ -4,7 +4,8 @@ makes the submission ineligible for the craft ranking; scoring caps its total at
 
 Every task has `install-build` and `core-journey`; the others are the task's own: a gate its
 checks package decides by a probe (`PROBES`) or by a check's run (`CHECK_GATES`). They are
-reported in `GATE_IDS` order."""
+reported in the package's `GATE_ORDER` (by default: install-build, the probes' gates,
+core-journey, the checks' gates)."""
 
 from __future__ import annotations
 
@@ -14,33 +15,7 @@ from typing import Any, Literal
 from records.evidence.evaluation import CheckResult, GateResult
 from records.rubric import GATE_CAP
 
-GATE_IDS = [
-    "install-build",
-    "root-page",
-    "core-journey",
-    "horizontal-overflow",
-    "keyboard-enquiry",
-    "axe-serious",
-]
 OVERFLOW_LIMIT_PX = 16
-GATE_CLAUSES: dict[str, tuple[str, ...]] = {
-    "install-build": ("gate.install-build", "rules.dependencies", "rules.check-build"),
-    "root-page": ("gate.root-page", "route.home", "route.home.h1-link", "gate.evaluator-error"),
-    "core-journey": (
-        "gate.core-journey",
-        "gate.journey-critical",
-        "gate.other-problems",
-        "gate.evaluator-error",
-    ),
-    "horizontal-overflow": (
-        "gate.horizontal-overflow",
-        "shell.overflow",
-        "gate.evaluator-error",
-    ),
-    "keyboard-enquiry": ("gate.keyboard-enquiry", "gate.evaluator-error"),
-    "axe-serious": ("gate.axe-serious", "gate.evaluator-error"),
-}
-"""The contract clauses (`evaluator/contract.py`) each gate owns."""
 SCORE_CAP = int(GATE_CAP)
 
 
@@ -102,9 +77,11 @@ def compute_gates(
     max_overflow: dict[str, Any],
     probe_gates: Sequence[str],
     check_gates: Mapping[str, str],
+    order: Sequence[str] = (),
 ) -> list[GateResult]:
     """The task's gates: `install-build`, `core-journey` (its `journeys`), the gates its probes
-    decide (`probe_gates`) and those a check decides (`check_gates`: gate -> check). A gate our
+    decide (`probe_gates`) and those a check decides (`check_gates`: gate -> check), in `order`
+    (then any other in the order above). A gate our
     own code could not measure (a crashed probe, a check that did not run) has status
     `evaluator_error`: not failed, and never counted against the model."""
     by_id = {c.id: c for c in checks}
@@ -155,8 +132,8 @@ def compute_gates(
             )
         else:
             found[gate_id] = _check_gate(gate_id, check, max_overflow)
-    order = [g for g in GATE_IDS if g in found] + [g for g in found if g not in GATE_IDS]
-    return [found[g] for g in order]
+    first = [g for g in order if g in found]
+    return [found[g] for g in first + [g for g in found if g not in first]]
 
 
 def _check_gate(gate_id: str, check: CheckResult, max_overflow: dict[str, Any]) -> GateResult:

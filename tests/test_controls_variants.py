@@ -17,7 +17,6 @@ import pytest
 from pydantic import TypeAdapter
 
 from evaluator.check_set import task_checks
-from evaluator.contract import BY_ID as CLAUSES
 from evaluator.controls.materialize import materialize_reference
 from evaluator.controls.run import (
     all_controls,
@@ -91,7 +90,7 @@ def test_each_variant_applies_on_the_reference_and_names_known_clauses(
     app = materialize_reference(TASK, tmp_path / "app")
     assert apply_patch(app, patch) is None
     clauses = exercised_clauses(patch)
-    assert clauses and set(clauses) <= set(CLAUSES), clauses
+    assert clauses and set(clauses) <= set(task_checks(TASK).clause_by_id), clauses
     assert describe(patch).startswith(f"{name}: ")
 
 
@@ -151,7 +150,7 @@ def test_the_traceability_table_names_the_variants_that_exercise_each_clause() -
     assert "native-dialog" in found["dialog.focus"]
     assert "staggered-entrance" in found["shell.entrance"]
     assert "| legal variants that exercise it |" in table(TASK)
-    assert variant_problems(TASK.variants) == []
+    assert variant_problems(TASK.variants, task_checks(TASK)) == []
 
 
 def test_a_variant_without_clauses_or_with_an_unknown_one_is_a_traceability_problem(
@@ -159,7 +158,7 @@ def test_a_variant_without_clauses_or_with_an_unknown_one_is_a_traceability_prob
 ) -> None:
     (tmp_path / "bare.patch").write_text("# bare: names nothing\n--- a/x\n+++ b/x\n")
     (tmp_path / "typo.patch").write_text("# typo: a slip\n# exercises: dialog.focs\n--- a/x\n")
-    assert variant_problems(tmp_path) == [
+    assert variant_problems(tmp_path, task_checks(TASK)) == [
         "variant 'bare' names no clause it exercises (# exercises: <ids>)",
         "variant 'typo' exercises the unknown clause 'dialog.focs'",
     ]

@@ -15,7 +15,7 @@ from evaluator.checks import CHECKS
 from evaluator.checks.base import has_count
 from evaluator.checks.spec import Check
 from evaluator.data import load_venues
-from evaluator.gates import GATE_IDS, capped, compute_gates, evaluator_errors, journey_statuses
+from evaluator.gates import capped, compute_gates, evaluator_errors, journey_statuses
 from evaluator.serve import StaticServer, resolve
 from records.evidence.evaluation import (
     RESULT_SCHEMA_VERSION,
@@ -156,8 +156,9 @@ def _gates(checks: list[CheckResult], probes: dict[str, dict[str, object]] = PRO
         probe_gates=list(ATLAS.probes),
         check_gates=ATLAS.check_gates,
         max_overflow={"px": 17, "url": "/", "viewport": "360x780", "state": "page"},
+        order=ATLAS.gate_order,
     )
-    assert [g.id for g in gates] == GATE_IDS
+    assert [g.id for g in gates] == list(ATLAS.gate_order) == ATLAS.gate_ids
     return {g.id: g for g in gates}
 
 

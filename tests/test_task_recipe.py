@@ -13,6 +13,7 @@ import pytest
 
 import records.inputs
 import records.task
+from evaluator import traceability
 from evaluator.calibration import calibrate
 from evaluator.check_set import task_checks
 from evaluator.controls.run import run_controls
@@ -44,6 +45,15 @@ MUTANTS = {  # check -> (what the reference's page becomes, the gates it must fa
              ["horizontal-overflow"]),
     "titled": (GREETED.replace('<html lang="en">', "<html>"), []),
 }  # fmt: skip
+CONTRACT = """# Toy Shop
+
+## Requirements
+
+- The home page shows the greeting of `data.json`.
+- It fits a 360 px screen without sideways scrolling.
+- It names its language and has one heading.
+- `npm run build` writes the site to `dist/`.
+"""
 PACKAGE = {"name": "toy", "version": "1.0.0", "private": True,
            "scripts": {"check": "node -e 0", "build": "node build.js"}}  # fmt: skip
 LOCK = {"name": "toy", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
@@ -66,7 +76,7 @@ def make_toy_task(tasks: Path) -> Path:
             "checks": "toy_task", "data": "data.json"}  # fmt: skip
     write(folder / "task.json", json.dumps(spec))
     write(folder / "prompt.md", "# Toy Shop: greet\n\nShow the greeting of data.json.\n")
-    write(folder / "contract.md", "# Toy Shop\n\nThe home page shows the greeting.\n")
+    write(folder / "contract.md", CONTRACT)
     write(folder / "data.json", json.dumps({"greeting": "Hello, visitor!"}))
     for name, text in {"index.html": PAGE, "build.js": BUILD, "package.json": json.dumps(PACKAGE),
                        "package-lock.json": json.dumps(LOCK)}.items():  # fmt: skip
@@ -115,3 +125,16 @@ def test_a_new_task_runs_its_controls_calibration_and_freeze(toy: Path) -> None:
     assert (calibration.automated_score, calibration.expected_score) == (35, 35)
     assert calibration.missing_core_journeys == calibration.journeys == ["greet"]
     assert calibration.checks_total == 3 and calibration.hard_gate_failed
+
+
+def test_a_new_task_has_its_traceability_table(toy: Path, capsys: pytest.CaptureFixture) -> None:
+    task = load_task("toy")
+    assert traceability.main(["--task", "toy", "--check"]) == 1  # no table yet
+    assert traceability.main(["--task", "toy"]) == 0
+    table = task.contract.read_text()
+    assert "4 clauses: 3 owned by a check, 1 by a gate alone, 0 not scored" in table
+    assert "| `home.build` | `npm run build` writes the site to `dist/` | — (a gate) |" in table
+    assert traceability.main(["--task", "toy", "--check"]) == 0
+    task.contract.write_text(table.replace("- It names", "- It sings.\n- It names"))
+    assert traceability.main(["--task", "toy", "--check"]) == 1
+    assert "no clause covers the contract's words: 'It sings'" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """The atlas-rooms task's checks package (its task.json names it): the scored checks, one module
 each, in the contract's table order; the gate probes and the gates a check decides; the loader of
-the venue data. `evaluator.check_set` derives what is countable about the checks (how many, the
-maximum, each dimension's share, the core journeys) and refuses a set that disagrees with the
-rubric (`records/rubric.py`) or the task.json.
+the venue data; the contract's clauses and the gates' (`clauses.py`). `evaluator.check_set`
+derives what is countable about the checks (how many, the maximum, each dimension's share, the
+core journeys) and refuses a set that disagrees with the rubric (`records/rubric.py`) or the
+task.json.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from evaluator.checks import (
     url_state,
     venue_detail,
 )
+from evaluator.checks.clauses import CLAUSES, GATE_CLAUSES
 from evaluator.checks.spec import Check, Probe
 from evaluator.data import load_venues as load_data
 
@@ -56,5 +58,14 @@ PROBES: dict[str, Probe] = {
 """The gates decided by a probe before the checks (in this order)."""
 CHECK_GATES = {"horizontal-overflow": "no-overflow", "axe-serious": "axe"}
 """The gates decided by a check's run."""
+GATE_ORDER = (
+    "install-build",
+    "root-page",
+    "core-journey",
+    "horizontal-overflow",
+    "keyboard-enquiry",
+    "axe-serious",
+)
+"""The methodology's order of the six gates."""
 
-__all__ = ["CHECKS", "CHECK_GATES", "PROBES", "load_data"]
+__all__ = ["CHECKS", "CHECK_GATES", "CLAUSES", "GATE_CLAUSES", "GATE_ORDER", "PROBES", "load_data"]

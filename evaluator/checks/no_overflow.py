@@ -80,4 +80,5 @@ CHECK = Check(
     clauses=[
         "shell.overflow",
     ],
+    placement="visits",
 )

@@ -134,4 +134,5 @@ CHECK = Check(
         "shell.entrance",
         "shell.reduced-motion",
     ],
+    placement="after-visits",
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from records.evidence.evaluation import CheckResult, Diagnostic, Dimension
 
@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from evaluator.data import VenueData
 
 Collectors = dict[str, Callable[["CheckContext"], Any]]
+Placement = Literal["", "visits", "sweep", "after-visits"]
+"""Where the browser phase's lane plan puts a check beside the core journeys
+(`evaluator.browser_phase.plan_lanes`): "visits" (its settled visits are what other checks'
+`shared_visits` judge: first on its lane), "sweep" (a long sweep: with the journeys on two lanes,
+first on the last lane on three), "after-visits" (on the visits' lane after them when no
+screenshots are taken: balances the lanes), or "" (anywhere)."""
 Probe = Callable[["CheckContext"], "str | None"]
 """A gate probe: None when the page passes, else why it failed."""
 
@@ -30,7 +36,8 @@ class Check:
     clauses it owns (`evaluator/contract.py`); `journey` names the core journey the check carries
     ("filter", "detail", "enquiry") and `journey_critical` says which of its assertions, failing,
     mean the visitor cannot complete that journey (those diagnostics fail the core-journey gate);
-    `shared_visits(data)` lists the settled states it can judge on another check's visit.
+    `shared_visits(data)` lists the settled states it can judge on another check's visit;
+    `placement` says where the lane plan puts it (`Placement`), for the lanes' balance only.
     """
 
     id: str
@@ -42,6 +49,7 @@ class Check:
     journey: str | None = None
     journey_critical: str = ""
     shared_visits: Callable[[VenueData], Collectors] | None = field(default=None, compare=False)
+    placement: Placement = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "clauses", tuple(self.clauses))

@@ -226,4 +226,5 @@ CHECK = Check(
         "url.restore",
         "catalogue.empty",
     ],
+    placement="sweep",
 )

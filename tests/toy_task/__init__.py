@@ -10,6 +10,7 @@ from typing import Any
 
 from evaluator.checks.base import CheckContext
 from evaluator.checks.spec import Check, Probe
+from evaluator.contract import Clause
 
 
 def load_data(path: Path) -> Any:
@@ -50,9 +51,21 @@ def root_page(ctx: CheckContext) -> str | None:
 
 CHECKS: tuple[Check, ...] = (
     Check("greeting", "functional", 25, greeting, greeting.__doc__ or "", journey="greet",
-          journey_critical="the greeting is shown"),
-    Check("fits", "responsive", 20, fits, fits.__doc__ or ""),
-    Check("titled", "accessibility", 15, titled, titled.__doc__ or ""),
+          journey_critical="the greeting is shown", clauses=["home.greeting"]),
+    Check("fits", "responsive", 20, fits, fits.__doc__ or "", clauses=["home.fits"]),
+    Check("titled", "accessibility", 15, titled, titled.__doc__ or "", clauses=["home.titled"]),
 )  # fmt: skip
 PROBES: dict[str, Probe] = {"root-page": root_page}
 CHECK_GATES = {"horizontal-overflow": "fits"}
+CLAUSES = (
+    Clause("home.greeting", "The home page shows the greeting of `data.json`"),
+    Clause("home.fits", "It fits a 360 px screen without sideways scrolling"),
+    Clause("home.titled", "It names its language and has one heading"),
+    Clause("home.build", "`npm run build` writes the site to `dist/`"),
+)
+GATE_CLAUSES = {
+    "install-build": ("home.build",),
+    "root-page": ("home.titled",),
+    "core-journey": ("home.greeting",),
+    "horizontal-overflow": ("home.fits",),
+}

@@ -19,39 +19,36 @@ from doit import create_after
 from doit.tools import config_changed
 
 from records.hashing import file_sha256, tree_files
-from records.inputs import load_cohort, load_round, round_settings_path
 from records.layout import (
     BUILD_DIR,
     EVIDENCE_DIR,
     REPO_ROOT,
     controls_json,
     evaluator_source_files,
-    round_paths,
     scoring_source_files,
 )
+from records.round import Round
 from siteos import stages
 
 if TYPE_CHECKING:
     from harness.parallel import Scheduled
 
-ROUND = os.environ.get("SITEOS_ROUND", "demo")
-SETTINGS = load_round(ROUND)
-COHORT = load_cohort(SETTINGS.cohort_path)
-PATHS = round_paths(ROUND)
-TASK = SETTINGS.load_task()
+ROUND = Round.load(os.environ.get("SITEOS_ROUND", "demo"))
+"""The round, built once: every stage is handed this value."""
 SITE_INDEX = BUILD_DIR / "site" / "index.html"
 
 # The stages of a round, in order. The evaluator controls are shared by every round: a real round's
 # plain `doit` runs them beside its stages; a demo or rehearsal runs them apart (`doit controls`),
 # or beside its stages with SITEOS_CONTROLS=1 (`./scripts/demo --full`).
-WITH_CONTROLS = os.environ.get("SITEOS_CONTROLS", "1" if SETTINGS.kind == "real" else "0") == "1"
+REAL = ROUND.settings.kind == "real"
+WITH_CONTROLS = os.environ.get("SITEOS_CONTROLS", "1" if REAL else "0") == "1"
 PIPELINE = ["freeze", "calibrate", "catalogue", "spend", "preflight", "order", "unit", "evaluate"]
 PIPELINE += ["packets", "score", "site"]
 
 DOIT_CONFIG: dict[str, Any] = {
     "check_file_uptodate": "md5",
     "backend": "json",
-    "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND}.json"),
+    "dep_file": str(EVIDENCE_DIR / f".doit.db.{ROUND.id}.json"),
     "default_tasks": [
         *PIPELINE[:2],
         *(["controls"] if WITH_CONTROLS else []),
@@ -76,7 +73,7 @@ def files_below(*roots: Path, suffixes: tuple[str, ...] | None = None) -> list[s
 # What an evaluation depends on: the evaluator and sandbox sources, not scoring or the controls.
 EVALUATOR_FILES = [str(path) for path in evaluator_source_files()]
 SCORING_FILES = [str(path) for path in scoring_source_files()]
-STARTER_FILES = files_below(TASK.starter)
+STARTER_FILES = files_below(ROUND.task.starter)
 
 
 def stage(call: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
@@ -89,13 +86,13 @@ def task_freeze() -> dict[str, Any]:
     return {
         "actions": [(stage, [stages.freeze, ROUND])],
         "file_dep": [
-            str(TASK.prompt),
-            str(SETTINGS.cohort_path),
-            str(round_settings_path(ROUND)),
+            str(ROUND.task.prompt),
+            str(ROUND.settings.cohort_path),
+            str(ROUND.settings_path),
             *STARTER_FILES,
             *EVALUATOR_FILES,
         ],
-        "targets": [str(PATHS.round_json)],
+        "targets": [str(ROUND.paths.round_json)],
     }
 
 
@@ -108,7 +105,7 @@ def calibration_current() -> bool:
     from records.layout import evaluator_sha256
 
     try:
-        record = read_record(PATHS.calibration, Calibration)
+        record = read_record(ROUND.paths.calibration, Calibration)
     except RecordError:
         return False
     return record.evaluator_sha256 == evaluator_sha256()
@@ -119,9 +116,9 @@ def task_calibrate() -> dict[str, Any]:
     failed, before any spending; again whenever the evaluator changes."""
     return {
         "actions": [(stage, [stages.calibrate, ROUND])],
-        "file_dep": [str(TASK.folder / "task.json"), *STARTER_FILES, *EVALUATOR_FILES],
+        "file_dep": [str(ROUND.task.folder / "task.json"), *STARTER_FILES, *EVALUATOR_FILES],
         "uptodate": [calibration_current],
-        "targets": [str(PATHS.calibration)],
+        "targets": [str(ROUND.paths.calibration)],
     }
 
 
@@ -138,7 +135,7 @@ def task_controls() -> dict[str, Any]:
     """Evaluate the reference and every legal variant (each 60/60, no gate) and one mutant per
     check (each loses exactly its check)."""
     return {
-        "actions": [(stage, [stages.controls, TASK.id])],
+        "actions": [(stage, [stages.controls, ROUND])],
         "uptodate": [controls_current],
         "targets": [str(controls_json())],
     }
@@ -146,12 +143,12 @@ def task_controls() -> dict[str, Any]:
 
 def task_catalogue() -> dict[str, Any]:
     """Check the cohort against the gateway's catalogue: ids, slugs, tools, reasoning, prices."""
-    simulation = SETTINGS.simulation
+    simulation = ROUND.settings.simulation
     snapshot = [str(simulation.catalogue_path)] if simulation is not None else []
     return {
         "actions": [(stage, [stages.catalogue, ROUND])],
-        "file_dep": [str(SETTINGS.cohort_path), str(round_settings_path(ROUND)), *snapshot],
-        "targets": [str(PATHS.catalogue)],
+        "file_dep": [str(ROUND.settings.cohort_path), str(ROUND.settings_path), *snapshot],
+        "targets": [str(ROUND.paths.catalogue)],
         "verbosity": 2,
     }
 
@@ -161,17 +158,17 @@ def task_spend() -> dict[str, Any]:
     whose key's remaining credit is below its maximum spend (GET /key, key-check.json)."""
 
     def announce() -> bool:
-        candidates = len(COHORT.candidates)
-        ceiling = SETTINGS.ceilings.budget_usd
-        units = candidates * SETTINGS.repetitions
-        if SETTINGS.requires_api_key and not os.environ.get("OPENROUTER_API_KEY"):
-            print(f"round {ROUND!r} spends real money: set OPENROUTER_API_KEY first")
+        candidates = len(ROUND.cohort.candidates)
+        ceiling = ROUND.settings.ceilings.budget_usd
+        units = candidates * ROUND.settings.repetitions
+        if ROUND.settings.requires_api_key and not os.environ.get("OPENROUTER_API_KEY"):
+            print(f"round {ROUND.id!r} spends real money: set OPENROUTER_API_KEY first")
             return False
-        kind = "real money" if SETTINGS.requires_api_key else "nothing (simulated gateway)"
+        kind = "real money" if ROUND.settings.requires_api_key else "nothing (simulated gateway)"
         print(
-            f"round {ROUND!r} spends {kind}: {candidates} routes x {SETTINGS.probes} preflight "
-            f"probes, then at most {units} scored units with a ${ceiling:.2f} budget ceiling each "
-            f"(at most ${units * ceiling:.2f} for the scored units)"
+            f"round {ROUND.id!r} spends {kind}: {candidates} routes x {ROUND.settings.probes} "
+            f"preflight probes, then at most {units} scored units with a ${ceiling:.2f} budget "
+            f"ceiling each (at most ${units * ceiling:.2f} for the scored units)"
         )
         from harness.catalogue.stage import price_lines
 
@@ -180,14 +177,14 @@ def task_spend() -> dict[str, Any]:
         return True
 
     plan = {
-        "round": ROUND,
-        "settings": SETTINGS.model_dump(mode="json"),
-        "routes": [c.route for c in COHORT.candidates],
+        "round": ROUND.id,
+        "settings": ROUND.settings.model_dump(mode="json"),
+        "routes": [c.route for c in ROUND.cohort.candidates],
         "api_key_set": bool(os.environ.get("OPENROUTER_API_KEY")),
     }
     return {
         "actions": [announce, (stage, [stages.spend, ROUND])],
-        "file_dep": [str(PATHS.catalogue)],  # the prices it announces (the catalogue stage's)
+        "file_dep": [str(ROUND.paths.catalogue)],  # the prices it announces (the catalogue stage's)
         "task_dep": ["calibrate"],
         "uptodate": [config_changed(plan)],  # said again whenever the plan or the key changes
         "verbosity": 2,
@@ -196,12 +193,12 @@ def task_spend() -> dict[str, Any]:
 
 def task_preflight() -> Iterator[dict[str, Any]]:
     """Qualify each route: catalogue check, then three isolated file-edit + shell probes (3/3)."""
-    for candidate in COHORT.candidates:
+    for candidate in ROUND.cohort.candidates:
         yield {
             "name": candidate.key,
             "actions": [(stage, [stages.preflight, ROUND, candidate.key])],
             "task_dep": ["freeze", "spend"],
-            "targets": [str(PATHS.preflight(candidate.key))],
+            "targets": [str(ROUND.paths.preflight(candidate.key))],
             "uptodate": RUN_ONCE,
         }
 
@@ -210,8 +207,8 @@ def task_order() -> dict[str, Any]:
     """Draw the run order of the qualified routes from the round seed (once, before any unit)."""
     return {
         "actions": [(stage, [stages.order, ROUND])],
-        "file_dep": [str(PATHS.preflight(c.key)) for c in COHORT.candidates],
-        "targets": [str(PATHS.order)],
+        "file_dep": [str(ROUND.paths.preflight(c.key)) for c in ROUND.cohort.candidates],
+        "targets": [str(ROUND.paths.order)],
         "uptodate": RUN_ONCE,
     }
 
@@ -235,7 +232,7 @@ def task_sessions() -> Iterator[dict[str, Any]]:
     them once it is drawn; after, they are ordinary tasks (`doit list` shows each)."""
     units = scheduled_units()
     sessions = [f"unit:{item.unit}" for item in units]  # what each evaluation waits for
-    if SETTINGS.max_parallel_sessions > 1:
+    if ROUND.settings.max_parallel_sessions > 1:
         sessions = ["unit:parallel"] * len(units)
         yield {
             "basename": "unit",
@@ -243,7 +240,7 @@ def task_sessions() -> Iterator[dict[str, Any]]:
             "doc": "Run the units' sessions, up to max_parallel_sessions at once",
             "actions": [(stage, [stages.sessions_in_parallel, ROUND])],
             "task_dep": ["order"],
-            "targets": [str(PATHS.unit(item.unit).session) for item in units],
+            "targets": [str(ROUND.paths.unit(item.unit).session) for item in units],
             "uptodate": RUN_ONCE,
         }
     else:
@@ -256,7 +253,7 @@ def task_sessions() -> Iterator[dict[str, Any]]:
                     (stage, [stages.unit, ROUND, item.model_key, item.repetition, item.replacement])
                 ],
                 "task_dep": ["order", *([previous] if previous else [])],
-                "targets": [str(PATHS.unit(item.unit).session)],
+                "targets": [str(ROUND.paths.unit(item.unit).session)],
                 "uptodate": RUN_ONCE,
             }
     for session, item in zip(sessions, units, strict=True):
@@ -273,7 +270,7 @@ def task_sessions() -> Iterator[dict[str, Any]]:
 def evaluation_digest(unit: str) -> str:
     """What an evaluation depends on: the unit's session record and final worktree archive and
     the evaluator and sandbox sources (names and contents)."""
-    paths = PATHS.unit(unit)
+    paths = ROUND.paths.unit(unit)
     digest = hashlib.sha256()
     named = [("session.json", paths.session), ("worktree.tar.gz", paths.archive)]
     named += [(Path(f).relative_to(REPO_ROOT).as_posix(), Path(f)) for f in EVALUATOR_FILES]
@@ -282,7 +279,7 @@ def evaluation_digest(unit: str) -> str:
     return digest.hexdigest()
 
 
-if not PATHS.order.exists():  # the units are known once the order is drawn: doit makes them then
+if not ROUND.paths.order.exists():  # the units are known once the order is drawn: made then
     task_sessions = create_after(executed="order", creates=["unit", "evaluate"])(task_sessions)
 
 
@@ -294,7 +291,7 @@ def nothing_to_evaluate(unit: str) -> str | None:
     from records.evidence.session import SessionRecord
     from records.io import RecordError, read_record
 
-    paths = PATHS.unit(unit)
+    paths = ROUND.paths.unit(unit)
     if not paths.session.exists():
         return None
     if not paths.archive.exists():
@@ -315,7 +312,7 @@ def evaluation_current(unit: str) -> Callable[[Any, dict[str, Any]], bool]:
     swapped result.json is evaluated again."""
 
     def current(task: Any, values: dict[str, Any]) -> bool:
-        paths = PATHS.unit(unit)
+        paths = ROUND.paths.unit(unit)
         if nothing_to_evaluate(unit) is not None:
             return True
         if not (paths.session.exists() and paths.result.exists()):
@@ -345,7 +342,7 @@ def evaluate_stage(unit: str) -> dict[str, Any] | bool:
     `doit` (it is never up to date), so the message repeats until the evidence is restored."""
     from evaluator.unit_evaluation import ArchiveMismatch
 
-    paths = PATHS.unit(unit)
+    paths = ROUND.paths.unit(unit)
     if (why := nothing_to_evaluate(unit)) is not None or not paths.archive.exists():
         print(f"{unit}: {why or 'no final worktree'}: nothing to evaluate")
         return {"inputs": None}
@@ -368,7 +365,7 @@ def unit_evidence_files(*attributes: str) -> list[str]:
         str(path)
         for unit in (item.unit for item in scheduled_units())
         for attribute in attributes
-        if (path := getattr(PATHS.unit(unit), attribute)).exists() or attribute == "session"
+        if (path := getattr(ROUND.paths.unit(unit), attribute)).exists() or attribute == "session"
     ]
 
 
@@ -381,7 +378,7 @@ def task_packets() -> dict[str, Any]:
     from scoring.demo_reviews import demo_sheets
 
     actions: list[Any] = [(stage, [stages.packets, ROUND])]
-    demo = [str(p) for p in demo_sheets(ROUND)] if SETTINGS.kind == "demo" else []
+    demo = [str(p) for p in demo_sheets(ROUND.id)] if ROUND.settings.kind == "demo" else []
     if demo:
         actions.append((stage, [stages.demo_reviews, ROUND]))
     return {
@@ -391,15 +388,16 @@ def task_packets() -> dict[str, Any]:
             *demo,
         ],
         "targets": [
-            str(PATHS.packets_index),
-            str(PATHS.codes),
-            *[str(PATHS.reviews_dir / f"{Path(p).stem}.csv") for p in demo],
+            str(ROUND.paths.packets_index),
+            str(ROUND.paths.codes),
+            *[str(ROUND.paths.reviews_dir / f"{Path(p).stem}.csv") for p in demo],
         ],
     }
 
 
 def review_sheets() -> list[str]:
-    return sorted(str(p) for p in PATHS.reviews_dir.glob("*") if p.suffix in (".csv", ".json"))
+    sheets = ROUND.paths.reviews_dir.glob("*")
+    return sorted(str(p) for p in sheets if p.suffix in (".csv", ".json"))
 
 
 @create_after(executed="packets")
@@ -411,15 +409,15 @@ def task_score() -> dict[str, Any]:
             *unit_evidence_files(
                 "session", "events", "trace", "gateway", "progress", "result", "archive"
             ),
-            *[str(PATHS.preflight(c.key)) for c in COHORT.candidates],
-            str(PATHS.codes),
+            *[str(ROUND.paths.preflight(c.key)) for c in ROUND.cohort.candidates],
+            str(ROUND.paths.codes),
             *review_sheets(),
-            *[str(p) for p in (PATHS.unsealing,) if p.exists()],
+            *[str(p) for p in (ROUND.paths.unsealing,) if p.exists()],
             *SCORING_FILES,
         ],
         "targets": [
-            str(PATHS.leaderboard),
-            *([str(PATHS.model_leaderboard)] if SETTINGS.repetitions > 1 else []),
+            str(ROUND.paths.leaderboard),
+            *([str(ROUND.paths.model_leaderboard)] if ROUND.settings.repetitions > 1 else []),
         ],
     }
 
@@ -429,26 +427,26 @@ def task_site() -> dict[str, Any]:
     """Render the results site from evidence/ and build it with `mkdocs build --strict`."""
     round_evidence = [  # everything the site may show; packets and private/ never
         path
-        for path in files_below(PATHS.root)
-        if not Path(path).is_relative_to(PATHS.packets_dir)
-        and not Path(path).is_relative_to(PATHS.private_dir)
+        for path in files_below(ROUND.paths.root)
+        if not Path(path).is_relative_to(ROUND.paths.packets_dir)
+        and not Path(path).is_relative_to(ROUND.paths.private_dir)
     ]
     sources = [
         *round_evidence,
-        str(SETTINGS.cohort_path),
-        str(round_settings_path(ROUND)),
+        str(ROUND.settings.cohort_path),
+        str(ROUND.settings_path),
         *files_below(REPO_ROOT / "site", REPO_ROOT / "publish"),
         str(REPO_ROOT / "mkdocs.yml"),
         *[  # every other round's boards: the rounds and model pages show them
             str(path)
             for name in ("leaderboard.json", "model-leaderboard.json")
             for path in sorted(EVIDENCE_DIR.glob(f"*/{name}"))
-            if path.parent != PATHS.root
+            if path.parent != ROUND.paths.root
         ],
     ]
     controls = controls_json()
     return {
-        "actions": [(stage, [stages.site, ROUND, EVIDENCE_DIR, BUILD_DIR])],
+        "actions": [(stage, [stages.site, ROUND, BUILD_DIR])],
         "file_dep": sources,
         # the controls' rows by content, not as a file_dep: that would make doit run the
         # controls task (its producer) before every site, and the controls run apart

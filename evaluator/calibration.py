@@ -19,14 +19,12 @@ from pathlib import Path
 from evaluator.check_set import task_checks
 from evaluator.evaluate import evaluate, summary
 from records.evidence.evaluation import Calibration, EvaluationResult
-from records.inputs import load_round
 from records.io import move_to_history, write_record
 from records.layout import (
-    EVIDENCE_DIR,
     EvaluationPaths,
     evaluator_sha256,
-    round_paths,
 )
+from records.round import Round
 from records.rubric import MAX_AUTOMATED
 from records.task import Task
 
@@ -83,9 +81,8 @@ def materialize(task: Task, dest: Path) -> None:
     materialize_starter(task, dest)
 
 
-def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
-    paths = round_paths(round_id, evidence_dir)
-    task = load_round(round_id).load_task()
+def calibrate(rnd: Round) -> int:
+    paths, task = rnd.paths, rnd.task
     checks = task_checks(task)
     expected = task.spec.calibration_score
     out = paths.calibration_dir
@@ -100,7 +97,7 @@ def calibrate(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
     reasons = judge(result, task)
     missing = [j for j, status in result.core_journeys.items() if status == "failed"]
     record = Calibration(
-        round_id=round_id,
+        round_id=rnd.id,
         evaluator_sha256=judge_sha256,
         passed=not reasons,
         automated_score=result.automated_score,

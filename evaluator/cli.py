@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         return 3 if result.evaluator_error else 0
     if args.command == "calibrate":
         from evaluator.calibration import calibrate
+        from records.round import Round
 
-        return calibrate(args.round_id)
+        return calibrate(Round.load(args.round_id))
     if args.command == "controls":
         from evaluator.controls.run import run_controls
 

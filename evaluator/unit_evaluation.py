@@ -10,9 +10,9 @@ from evaluator.evaluate import evaluate
 from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
-from records.inputs import load_round
 from records.io import move_to_history, read_record
-from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.layout import UnitPaths
+from records.round import Round
 
 
 class NoWorktree(RuntimeError):
@@ -46,10 +46,10 @@ def check_archive(paths: UnitPaths) -> None:
         )
 
 
-def evaluate_unit(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> EvaluationResult:
+def evaluate_unit(rnd: Round, unit: str) -> EvaluationResult:
     """Evaluate `units/<unit>/worktree.tar.gz` into `units/<unit>/evaluation/`, once the archive
     is the one its session recorded; an earlier evaluation moves to `history/<utc-stamp>/`."""
-    paths = round_paths(round_id, evidence_dir).unit(unit)
+    paths = rnd.unit(unit)
     if not paths.archive.exists():
         raise NoWorktree(f"{paths.archive}: missing; the unit has no final tree to evaluate")
     check_archive(paths)
@@ -58,4 +58,4 @@ def evaluate_unit(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -
         print(f"{unit}: the earlier evaluation is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
-        return evaluate(app, paths.evaluation, task=load_round(round_id).load_task())
+        return evaluate(app, paths.evaluation, task=rnd.task)

@@ -11,19 +11,16 @@ a mismatch is refused before anything is frozen or run.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 from records.evidence.round import FrozenInputs, RoundRecord
 from records.hashing import file_sha256, files_sha256, tree_sha256
-from records.inputs import load_cohort, load_round, round_settings_path
 from records.io import read_record, write_record
 from records.layout import (
-    EVIDENCE_DIR,
     REPO_ROOT,
     evaluator_sha256,  # the judge's code; also doit's dependency
-    round_paths,
     scoring_source_files,
 )
+from records.round import Round
 from records.tools import tool_versions, version_mismatches
 
 
@@ -35,14 +32,14 @@ class ToolVersionMismatch(RuntimeError):
     """The round names a Node or agent version other than the installed one."""
 
 
-def require_round_tools(round_id: str) -> None:
+def require_round_tools(rnd: Round) -> None:
     """Refuse when the round's node_version or agent version differs from the installed tools."""
-    settings = load_round(round_id)
+    settings = rnd.settings
     required = {"node": settings.node_version, settings.agent.name: settings.agent.version}
     problems = version_mismatches(required)
     if problems:
         raise ToolVersionMismatch(
-            f"{round_settings_path(round_id)}: the round's tool versions differ from the installed "
+            f"{rnd.settings_path}: the round's tool versions differ from the installed "
             f"tools: {'; '.join(problems)}. Install the round's versions (scripts/setup) or create "
             "a new round (benchmark/rounds/<new-round>.json) naming the installed ones."
         )
@@ -52,36 +49,31 @@ def scoring_sha256() -> str:
     return files_sha256(scoring_source_files(), REPO_ROOT)
 
 
-def current_inputs(round_id: str) -> FrozenInputs:
-    settings = load_round(round_id)
-    load_cohort(settings.cohort_path)  # validates; a broken cohort never gets frozen
-    task = settings.load_task()
+def current_inputs(rnd: Round) -> FrozenInputs:
+    """The protected inputs' hashes as they are now (the cohort read, so a broken one is never
+    frozen)."""
+    rnd.cohort.candidates  # noqa: B018 - reading it validates the cohort file
     return FrozenInputs(
-        prompt_sha256=file_sha256(task.prompt),
-        starter_tree_sha256=tree_sha256(task.starter),
-        cohort_sha256=file_sha256(settings.cohort_path),
-        settings_sha256=file_sha256(round_settings_path(round_id)),
+        prompt_sha256=file_sha256(rnd.task.prompt),
+        starter_tree_sha256=tree_sha256(rnd.task.starter),
+        cohort_sha256=file_sha256(rnd.settings.cohort_path),
+        settings_sha256=file_sha256(rnd.settings_path),
     )
-
-
-def scored_units(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
-    return round_paths(round_id, evidence_dir).units_with("session")
 
 
 def changed_fields(old: FrozenInputs, new: FrozenInputs) -> list[str]:
     return [name for name in FrozenInputs.model_fields if getattr(old, name) != getattr(new, name)]
 
 
-def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
+def freeze(rnd: Round) -> RoundRecord:
     """Write (or confirm) round.json; refuse changed inputs once the order is drawn or units ran."""
-    require_round_tools(round_id)
-    settings = load_round(round_id)
-    paths = round_paths(round_id, evidence_dir)
-    inputs = current_inputs(round_id)
+    require_round_tools(rnd)
+    settings, paths, round_id = rnd.settings, rnd.paths, rnd.id
+    inputs = current_inputs(rnd)
     previous = read_record(paths.round_json, RoundRecord) if paths.round_json.exists() else None
     if previous is not None:
         changed = changed_fields(previous.inputs, inputs)
-        units = scored_units(round_id, evidence_dir)
+        units = paths.units_with("session")
         if changed and (units or paths.order.exists()):
             held = (
                 f"already holds {len(units)} scored unit(s) "
@@ -100,7 +92,7 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
         seed=settings.seed,
         cohort_file=settings.cohort,
         inputs=inputs,
-        task=settings.load_task().ref,
+        task=rnd.task.ref,
         evaluator_sha256=evaluator_sha256(),
         scoring_sha256=scoring_sha256(),
         tool_versions=tool_versions(),
@@ -114,10 +106,9 @@ def freeze(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundRecord:
     return record
 
 
-def verify_frozen_inputs(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
+def verify_frozen_inputs(rnd: Round) -> list[str]:
     """The protected inputs that differ from round.json (empty when everything matches)."""
-    paths = round_paths(round_id, evidence_dir)
-    if not paths.round_json.exists():
+    if not rnd.paths.round_json.exists():
         return ["round.json missing: run the freeze stage first"]
-    frozen = read_record(paths.round_json, RoundRecord)
-    return changed_fields(frozen.inputs, current_inputs(round_id))
+    frozen = read_record(rnd.paths.round_json, RoundRecord)
+    return changed_fields(frozen.inputs, current_inputs(rnd))

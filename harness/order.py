@@ -12,13 +12,11 @@ which is never rewritten.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 from harness.session.evidence import now_iso
 from records.evidence.round import OrderRecord, PreflightRecord
-from records.inputs import load_cohort, load_round
 from records.io import read_record, write_record
-from records.layout import EVIDENCE_DIR, round_paths
+from records.round import Round
 from records.unit_ids import unit_id
 
 
@@ -68,14 +66,12 @@ def position_classes(position: int, n: int) -> set[int]:
     return set(range(first, last + 1))
 
 
-def preflight_verdicts(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> dict[str, bool]:
+def preflight_verdicts(rnd: Round) -> dict[str, bool]:
     """Every cohort candidate's preflight verdict; refuses while one is missing."""
-    settings = load_round(round_id)
-    paths = round_paths(round_id, evidence_dir)
     verdicts: dict[str, bool] = {}
     missing = []
-    for candidate in load_cohort(settings.cohort_path).candidates:
-        path = paths.preflight(candidate.key)
+    for candidate in rnd.cohort.candidates:
+        path = rnd.paths.preflight(candidate.key)
         if not path.exists():
             missing.append(candidate.key)
             continue
@@ -85,11 +81,10 @@ def preflight_verdicts(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> dict
     return verdicts
 
 
-def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecord:
+def freeze_order(rnd: Round) -> OrderRecord:
     """Write order.json once; later calls return it and refuse if the qualified set changed."""
-    settings = load_round(round_id)
-    paths = round_paths(round_id, evidence_dir)
-    verdicts = preflight_verdicts(round_id, evidence_dir)
+    settings, paths = rnd.settings, rnd.paths
+    verdicts = preflight_verdicts(rnd)
     qualified = [k for k, ok in verdicts.items() if ok]
     if paths.order.exists():
         frozen = read_record(paths.order, OrderRecord)
@@ -104,7 +99,7 @@ def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecor
         raise OrderError(f"units already ran without a frozen order ({scored[:3]}): new round")
     reps = settings.repetitions
     record = OrderRecord(
-        round_id=round_id,
+        round_id=rnd.id,
         seed=settings.seed,
         drawn_at=now_iso(),
         qualified=qualified,
@@ -116,10 +111,3 @@ def freeze_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecor
     )
     write_record(paths.order, record)
     return record
-
-
-def read_order(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> OrderRecord:
-    path = round_paths(round_id, evidence_dir).order
-    if not path.exists():
-        raise OrderError(f"{path} missing: freeze the run order (after preflight) first")
-    return read_record(path, OrderRecord)

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.session.evidence import MarkerUnreadable, read_marker
-from records.inputs import load_round
-from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths, round_paths
+from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths
+from records.round import Round
 from records.unit_ids import UnitId, unit_id
 
 
@@ -98,11 +98,11 @@ def require_started_before(paths: RoundPaths, order: list[str], unit: str) -> No
             )
 
 
-def child_command(round_id: str, item: Scheduled, evidence_dir: Path) -> list[str]:
+def child_command(rnd: Round, item: Scheduled) -> list[str]:
     return [
-        sys.executable, "-m", "harness.parallel", "one", round_id, item.model_key,
+        sys.executable, "-m", "harness.parallel", "one", rnd.id, item.model_key,
         str(item.repetition), "--replacement", str(item.replacement),
-        "--evidence", str(evidence_dir),
+        "--evidence", str(rnd.evidence_dir),
     ]  # fmt: skip
 
 
@@ -118,17 +118,16 @@ def _reap(running: list[Launch]) -> list[Launch]:
 
 
 def run_parallel(
-    round_id: str,
+    rnd: Round,
     units: list[Scheduled],
     max_parallel: int,
-    evidence_dir: Path = EVIDENCE_DIR,
     poll_seconds: float = 0.1,
     log: bool = True,
 ) -> Schedule:
     """Launch every not-yet-recorded unit in order, at most `max_parallel` at once; wait for all."""
     if max_parallel < 1:
         raise ValueError("max_parallel must be at least 1")
-    paths = round_paths(round_id, evidence_dir)
+    paths = rnd.paths
     schedule = Schedule()
     running: list[Launch] = []
     for item in units:
@@ -137,7 +136,7 @@ def run_parallel(
         while len(running := _reap(running)) >= max_parallel:
             time.sleep(poll_seconds)
         process = subprocess.Popen(  # its own process group: a kill of one spares the others
-            child_command(round_id, item, evidence_dir), cwd=REPO_ROOT, start_new_session=True
+            child_command(rnd, item), cwd=REPO_ROOT, start_new_session=True
         )
         launch = Launch(item.unit, process, time.monotonic())
         schedule.launches.append(launch)
@@ -153,53 +152,40 @@ def run_parallel(
             launch.worktree, launch.runner_pid = marker.worktree, marker.runner_pid
         if log:
             names = ", ".join(x.unit for x in _reap(running)) or "none"
-            print(f"[parallel {round_id}] started {item.unit}; running: {names}", flush=True)
+            print(f"[parallel {rnd.id}] started {item.unit}; running: {names}", flush=True)
     while running := _reap(running):
         time.sleep(poll_seconds)
     return schedule
 
 
-def scheduled(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[Scheduled]:
-    """The frozen order, then documented replacements (as dodo's unit tasks list them)."""
-    from harness.order import read_order
-    from harness.replacement import replacement_record
-
-    paths = round_paths(round_id, evidence_dir)
-    if not paths.order.exists():
-        return []
-    units = list(read_order(round_id, evidence_dir).order)
-    for folder in paths.units_with("replacement"):
-        units.append(replacement_record(paths.unit(folder)).replacement_unit)
-    return [Scheduled.of(unit) for unit in units]
+def scheduled(rnd: Round) -> list[Scheduled]:
+    """The frozen order, then documented replacements (`Round.units`, as dodo lists them)."""
+    return [Scheduled.of(unit) for unit in rnd.units()]
 
 
-def run_round(
-    round_id: str, max_parallel: int | None = None, evidence_dir: Path = EVIDENCE_DIR
-) -> bool:
+def run_round(rnd: Round, max_parallel: int | None = None) -> bool:
     """Every outstanding unit of the round, `max_parallel_sessions` at once; True when all
     children ended cleanly."""
-    settings = load_round(round_id)
+    settings = rnd.settings
     limit = max_parallel or settings.max_parallel_sessions
     if settings.kind == "real" and limit != settings.max_parallel_sessions:
         raise ParallelRefused(
-            f"round {round_id!r} is real: it runs {settings.max_parallel_sessions} at once as its "
+            f"round {rnd.id!r} is real: it runs {settings.max_parallel_sessions} at once as its "
             "round file says (max_parallel_sessions, frozen), not -n"
         )
-    schedule = run_parallel(round_id, scheduled(round_id, evidence_dir), limit, evidence_dir)
+    schedule = run_parallel(rnd, scheduled(rnd), limit)
     return all(x.returncode == 0 for x in schedule.launches)
 
 
 def _one(args: argparse.Namespace) -> int:
-    from harness.order import read_order
     from harness.unit import run_unit
 
-    paths = round_paths(args.round, args.evidence)
+    rnd = Round.load(args.round, args.evidence)
     unit = unit_id(args.model, args.repetition)
     if not args.replacement:
-        require_started_before(paths, read_order(args.round, args.evidence).order, unit)
+        require_started_before(rnd.paths, rnd.order().order, unit)
     record = run_unit(
-        args.round, args.model, args.repetition, replacement=args.replacement,
-        evidence_dir=args.evidence, check_order=False,
+        rnd, args.model, args.repetition, replacement=args.replacement, check_order=False,
     )  # fmt: skip
     print(f"{record.unit}: {record.stop_status}/{record.validity}", flush=True)
     return 0
@@ -222,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "one":
             return _one(args)
-        return 0 if run_round(args.round, args.n, args.evidence) else 1
+        return 0 if run_round(Round.load(args.round, args.evidence), args.n) else 1
     except ParallelRefused as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2

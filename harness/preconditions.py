@@ -1,6 +1,6 @@
 """What must hold before a unit spends anything, checked by the code that spends.
 
-    require_preconditions(round_id, paid, evidence_dir)   # raises PreconditionFailed
+    require_preconditions(rnd)   # raises PreconditionFailed
 
 doit's task order runs `calibrate` and `spend` before `unit`, but a unit started directly (`python
 -m harness.parallel`, `run_unit`) must not rely on that: the key check must have passed (every
@@ -13,13 +13,11 @@ doit's calibrate task re-runs when those files change).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harness.spend import SpendRefused, require_key_check
 from records.evidence.evaluation import Calibration
-from records.inputs import load_round
 from records.io import RecordError, read_record
-from records.layout import EVIDENCE_DIR, evaluator_sha256, round_paths
+from records.layout import evaluator_sha256
+from records.round import Round
 from records.rubric import MAX_AUTOMATED
 
 
@@ -27,11 +25,11 @@ class PreconditionFailed(RuntimeError):
     """The calibration or the key check has not passed: nothing may be spent."""
 
 
-def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Calibration:
+def require_calibration(rnd: Round) -> Calibration:
     """The round's calibration.json exists, parses, passed, scored exactly the reference and was
     made by the current evaluator."""
-    path = round_paths(round_id, evidence_dir).calibration
-    expected = load_round(round_id).load_task().spec.calibration_score
+    path = rnd.paths.calibration
+    expected = rnd.task.spec.calibration_score
     if not path.exists():
         raise PreconditionFailed(
             f"{path} is missing: run the calibration stage (`doit calibrate`) before any paid "
@@ -63,10 +61,10 @@ def require_calibration(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Cal
     return record
 
 
-def require_preconditions(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> None:
+def require_preconditions(rnd: Round) -> None:
     """A passing key check (`key-check.json`), then a passing calibration, or refuse."""
     try:
-        require_key_check(round_id, True, evidence_dir)
+        require_key_check(rnd, True)
     except SpendRefused as exc:
         raise PreconditionFailed(str(exc)) from exc
-    require_calibration(round_id, evidence_dir)
+    require_calibration(rnd)

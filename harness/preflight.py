@@ -1,6 +1,6 @@
 """Preflight per route: catalogue check, then isolated file-edit + shell probes (3/3 qualifies).
 
-    run_preflight(round_id, model_key) -> PreflightRecord
+    run_preflight(rnd, model_key) -> PreflightRecord
 
 Each probe is a fresh tiny git worktree and a fresh agent session under the same proxy policy,
 sandbox and agent config as scoring. Anything short of all probes passing is "not testable" with
@@ -31,9 +31,10 @@ from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import final_diff, git_init
 from harness.unit import scratch_root
 from records.evidence.round import CatalogueCheck, NotTestableClass, PreflightRecord, ProbeRecord
-from records.inputs import Candidate, RoundSettings, load_cohort, load_round
+from records.inputs import Candidate, RoundSettings
 from records.io import atomic_write_bytes, read_record, write_record
-from records.layout import EVIDENCE_DIR, ProbePaths, round_paths
+from records.layout import ProbePaths
+from records.round import Round
 
 PROBE_WALL_CLOCK = 300.0
 PROBE_OUTAGE_SECONDS = 60.0
@@ -173,17 +174,10 @@ def probes_verdict(probes: list[ProbeRecord], required: int) -> tuple[NotTestabl
     )
 
 
-def run_preflight(
-    round_id: str,
-    model_key: str,
-    *,
-    evidence_dir: Path = EVIDENCE_DIR,
-    agent: Agent | None = None,
-) -> PreflightRecord:
+def run_preflight(rnd: Round, model_key: str, *, agent: Agent | None = None) -> PreflightRecord:
     """Qualify one route (the record is written once; a second call returns it)."""
-    settings = load_round(round_id)
-    candidate = load_cohort(settings.cohort_path).by_key(model_key)
-    paths = round_paths(round_id, evidence_dir)
+    settings, round_id, paths = rnd.settings, rnd.id, rnd.paths
+    candidate = rnd.cohort.by_key(model_key)
     target = paths.preflight(model_key)
     if target.exists():
         return read_record(target, PreflightRecord)
@@ -194,7 +188,7 @@ def run_preflight(
     reason_class: NotTestableClass | None = None
     reason = ""
     with round_gateway(settings) as upstream:
-        require_preconditions(round_id, evidence_dir)  # probes spend: key check, calibration
+        require_preconditions(rnd)  # probes spend: key check, calibration
         catalogue = check_catalogue(upstream, candidate)
         if not catalogue.passed:
             reason_class, reason = "catalogue", catalogue.detail

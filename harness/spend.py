@@ -1,6 +1,6 @@
 """The `spend` stage: before the round's first paid call, the key must cover the round's maximum.
 
-    check_spend(round_id) -> KeyCheck   # writes key-check.json; raises SpendRefused when short
+    check_spend(rnd) -> KeyCheck   # writes key-check.json; raises SpendRefused when short
 
 An earlier key-check.json is moved to `history/<utc-stamp>/` first, never overwritten.
 
@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 from harness.gateway.client import OpenRouterClient
 from harness.session.upstream import Upstream, round_gateway
 from records.evidence.gateway import KeyCheck, MaxSpend
-from records.inputs import Cohort, RoundSettings, load_cohort, load_round
+from records.inputs import Cohort, RoundSettings
 from records.io import move_to_history, read_record, write_record
-from records.layout import EVIDENCE_DIR, round_paths
+from records.round import Round
 
 RESERVATION_TOKENS = 32_000  # the max_tokens OpenCode 1.17.18 sends on every request
 
@@ -82,18 +81,15 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
     )
 
 
-def check_spend(
-    round_id: str, evidence_dir: Path = EVIDENCE_DIR, upstream: Upstream | None = None
-) -> KeyCheck:
+def check_spend(rnd: Round, upstream: Upstream | None = None) -> KeyCheck:
     """Check the key, record the answer in `key-check.json`, raise `SpendRefused` when short."""
-    settings = load_round(round_id)
-    cohort = load_cohort(settings.cohort_path)
+    settings, cohort = rnd.settings, rnd.cohort
     if upstream is None:
         with round_gateway(settings) as gateway:
             record = key_check(settings, cohort, gateway)
     else:
         record = key_check(settings, cohort, upstream)
-    paths = round_paths(round_id, evidence_dir)
+    paths = rnd.paths
     kept = move_to_history([paths.key_check], paths.history)  # write-once: never replaced
     if kept is not None:
         print(f"spend: the earlier key check is kept in {kept}")
@@ -104,9 +100,9 @@ def check_spend(
     return record
 
 
-def require_key_check(round_id: str, paid: bool, evidence_dir: Path = EVIDENCE_DIR) -> None:
+def require_key_check(rnd: Round, paid: bool) -> None:
     """Refuse a paid call when the spend stage has not passed (a refused check always refuses)."""
-    path = round_paths(round_id, evidence_dir).key_check
+    path = rnd.paths.key_check
     if not path.exists():
         if paid:
             raise SpendRefused(f"{path} is missing: run the spend stage before any paid call")
@@ -116,10 +112,10 @@ def require_key_check(round_id: str, paid: bool, evidence_dir: Path = EVIDENCE_D
         raise SpendRefused(f"{path}: {record.message}")
 
 
-def spend_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> int:
+def spend_stage(rnd: Round) -> int:
     """The doit stage: 0 when the key covers the round, 1 (with the reason printed) when not."""
     try:
-        check_spend(round_id, evidence_dir)
+        check_spend(rnd)
     except SpendRefused as exc:
         print(f"spend: {exc}", file=sys.stderr)
         return 1

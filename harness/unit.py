@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from harness import order as run_order
 from harness.agents import Agent, agent_for
 from harness.freeze import require_round_tools
 from harness.invalidation import UnitFacts, assess, check_identity
@@ -53,9 +52,10 @@ from records.evidence.session import (
     StopStatus,
 )
 from records.hashing import file_sha256
-from records.inputs import Candidate, RoundSettings, load_cohort, load_round
+from records.inputs import Candidate, RoundSettings
 from records.io import read_record, write_record
-from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
+from records.layout import UnitPaths
+from records.round import Round
 from records.unit_ids import unit_id
 
 
@@ -67,8 +67,8 @@ def scratch_root() -> Path:
     return Path(os.environ.get("SITEOS_SCRATCH") or tempfile.gettempdir()) / "siteos-units"
 
 
-def frozen_hashes(round_id: str, evidence_dir: Path) -> tuple[str, str]:
-    path = round_paths(round_id, evidence_dir).round_json
+def frozen_hashes(rnd: Round) -> tuple[str, str]:
+    path = rnd.paths.round_json
     if not path.exists():
         raise UnitRefused(f"{path} is missing: run the freeze stage before any session")
     inputs = read_record(path, RoundRecord).inputs
@@ -79,14 +79,17 @@ def frozen_hashes(round_id: str, evidence_dir: Path) -> tuple[str, str]:
 class _UnitRun:
     """What every step of running (or recording) one unit needs to know about it."""
 
-    settings: RoundSettings
+    rnd: Round
     candidate: Candidate
     unit: str
     repetition: int
     agent: Agent
     paths: UnitPaths
     frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
-    rpaths: RoundPaths
+
+    @property
+    def settings(self) -> RoundSettings:
+        return self.rnd.settings
 
 
 def _record(
@@ -237,49 +240,45 @@ def _recover(run: _UnitRun, marker: RunningMarker, replacing: str | None) -> Ses
     return _conclude(run, record, Path(marker.scratch))
 
 
-def _check_order(round_id: str, unit: str, evidence_dir: Path) -> None:
-    order = run_order.read_order(round_id, evidence_dir)
+def _check_order(rnd: Round, unit: str) -> None:
+    order = rnd.order()
     if unit not in order.order:
-        raise UnitRefused(f"unit {unit!r} is not in the frozen order of round {round_id!r}")
-    rpaths = round_paths(round_id, evidence_dir)
+        raise UnitRefused(f"unit {unit!r} is not in the frozen order of round {rnd.id!r}")
     for earlier in order.order[: order.order.index(unit)]:
-        if not rpaths.unit(earlier).session.exists():
+        if not rnd.unit(earlier).session.exists():
             raise UnitRefused(
                 f"unit {unit!r} runs after {earlier!r} in the frozen order; run that one first"
             )
 
 
 def run_unit(
-    round_id: str,
+    rnd: Round,
     model_key: str,
     repetition: int = 1,
     *,
     replacement: int = 0,
-    evidence_dir: Path = EVIDENCE_DIR,
     agent: Agent | None = None,
     check_order: bool = True,
     wall_clock_seconds: float | None = None,
     outage_seconds: float | None = None,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
-    require_round_tools(round_id)  # a paid session never runs on other tools than the round's
-    settings = load_round(round_id)
+    require_round_tools(rnd)  # a paid session never runs on other tools than the round's
+    settings, round_id = rnd.settings, rnd.id
     ceiling = settings.ceilings.wall_clock_seconds
     if settings.kind == "real" and wall_clock_seconds not in (None, ceiling):
         raise UnitRefused(  # the methodology's 30 minutes, as session.json records them
             f"round {round_id!r} is real: its wall-clock ceiling is {ceiling:g} s (a fixed "
             f"control), not {wall_clock_seconds:g} s"
         )
-    candidate = load_cohort(settings.cohort_path).by_key(model_key)
+    candidate = rnd.cohort.by_key(model_key)
     agent = agent or agent_for(settings.agent, f"round {round_id!r}")
     unit = unit_id(model_key, repetition, replacement)
-    rpaths = round_paths(round_id, evidence_dir)
-    paths = rpaths.unit(unit)
+    paths = rnd.unit(unit)
     if paths.session.exists():
         raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
     run = _UnitRun(
-        settings, candidate, unit, repetition, agent, paths,
-        frozen_hashes(round_id, evidence_dir), rpaths,
+        rnd, candidate, unit, repetition, agent, paths, frozen_hashes(rnd),
     )  # fmt: skip
     replacing = replacement_record(paths).replaced_unit if replacement else None
     try:  # a marker that does not validate: paid work may have begun, so stop and ask
@@ -291,9 +290,9 @@ def run_unit(
             raise UnitRefused(f"unit {unit!r} is running (runner pid {marker.runner_pid})")
         return _recover(run, marker, replacing)
     if not replacement and check_order:
-        _check_order(round_id, unit, evidence_dir)
+        _check_order(rnd, unit)
     try:  # the spend stage's key check and the calibration passed: checked here, where we spend
-        require_preconditions(round_id, evidence_dir)
+        require_preconditions(rnd)
     except PreconditionFailed as exc:
         raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
@@ -318,7 +317,7 @@ def _execute(
     scratch_root().mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{unit}-", dir=scratch_root()))
     worktree, home = scratch / "wt", scratch / "home"
-    task = run.settings.load_task()
+    task = run.rnd.task
     prompt = task.prompt.read_bytes()
     # the marker knows the prompt's hash and the isolation from its first write: a crash at any
     # later point records what was measured, never "None" or a sandbox it did not use
@@ -361,7 +360,7 @@ def _execute(
         before=usage_before,
         after=key_usage_after(upstream, usage_before, gw.cost_usd),
         shared=upstream.paid  # a simulated round gives each unit its own simulator and key
-        and others_ran(run.rpaths, unit, marker.started_at, now_iso()),
+        and others_ran(run.rnd.paths, unit, marker.started_at, now_iso()),
     )  # fmt: skip
     record = _record(
         run, marker=marker, stop=outcome.stop_status,
@@ -387,5 +386,5 @@ def _finish_without_session(
     return _conclude(run, record, Path(marker.scratch))
 
 
-def read_session(round_id: str, unit: str, evidence_dir: Path = EVIDENCE_DIR) -> SessionRecord:
-    return read_record(round_paths(round_id, evidence_dir).unit(unit).session, SessionRecord)
+def read_session(rnd: Round, unit: str) -> SessionRecord:
+    return read_record(rnd.unit(unit).session, SessionRecord)

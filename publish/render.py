@@ -1,6 +1,6 @@
 """Render the results site of one round from `evidence/` and build it with `mkdocs build --strict`.
 
-`render_site(round_id)` writes the generated Markdown docs to build/site-docs (hand-written pages
+`render_site(rnd)` writes the generated Markdown docs to build/site-docs (hand-written pages
 from site/docs, assets from site/assets, pages rendered from site/templates, media stored once by
 content hash, the cited evidence files with their viewers, the chart and the downloads), then
 builds build/site. Both are written into temporary folders first and swapped in at the end, so an
@@ -57,6 +57,7 @@ from records.evidence.agent import CommandRun
 from records.evidence.gateway import ExchangeRecord, read_exchanges
 from records.io import RecordError, atomic_write_text
 from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
+from records.round import Round
 from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_RULE
 
 SITE_SRC = REPO_ROOT / "site"
@@ -553,11 +554,9 @@ def _swap(new: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def render_site(
-    round_id: str, evidence_dir: Path = EVIDENCE_DIR, build_dir: Path = BUILD_DIR
-) -> Path:
-    """Render and strictly build the site of `round_id`; return the built site folder."""
-    evidence = load_round_evidence(round_id, evidence_dir)
+def render_site(rnd: Round, build_dir: Path = BUILD_DIR) -> Path:
+    """Render and strictly build the site of the round; return the built site folder."""
+    evidence = load_round_evidence(rnd)
     build_dir.mkdir(parents=True, exist_ok=True)
     docs_tmp, site_tmp = build_dir / ".site-docs.tmp", build_dir / ".site.tmp"
     for tmp in (docs_tmp, site_tmp):
@@ -580,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evidence-dir", type=Path, default=EVIDENCE_DIR)
     parser.add_argument("--build-dir", type=Path, default=BUILD_DIR)
     args = parser.parse_args(argv)
-    site = render_site(args.round, args.evidence_dir, args.build_dir)
+    site = render_site(Round.load(args.round, args.evidence_dir), args.build_dir)
     print(f"site built: {site / 'index.html'}")
     return 0
 

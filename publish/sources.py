@@ -22,9 +22,10 @@ from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
 from records.evidence.scoring import Leaderboard, ModelLeaderboard, UnitStatus
 from records.evidence.session import SessionRecord
-from records.inputs import Cohort, RoundSettings, load_cohort, load_round
+from records.inputs import Cohort, RoundSettings
 from records.io import RecordError, read_record
-from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, controls_json, round_paths
+from records.layout import RoundPaths, UnitPaths, controls_json
+from records.round import Round
 from records.unit_ids import parse_unit
 from scoring import provisional_statuses
 
@@ -92,12 +93,11 @@ def load_unit(paths: UnitPaths) -> UnitEvidence:
     )
 
 
-def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> RoundEvidence:
+def load_round_evidence(rnd: Round) -> RoundEvidence:
     """Read and validate every file of one round the site shows."""
-    paths = round_paths(round_id, evidence_dir)
+    paths, round_id, evidence_dir, settings = rnd.paths, rnd.id, rnd.evidence_dir, rnd.settings
     if not paths.root.is_dir():
         raise RecordError(f"{paths.root}: no evidence for round {round_id!r}")
-    settings = load_round(round_id)
     preflight = {
         key: read_record(paths.preflight(key), PreflightRecord) for key in paths.preflight_keys()
     }
@@ -112,7 +112,7 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         round_id=round_id,
         paths=paths,
         settings=settings,
-        cohort=load_cohort(settings.cohort_path),
+        cohort=rnd.cohort,
         round_record=read_record(paths.round_json, RoundRecord)
         if paths.round_json.exists()
         else None,
@@ -129,7 +129,5 @@ def load_round_evidence(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> Rou
         if paths.model_leaderboard.exists()
         else None,
         units=units,
-        provisional={}
-        if paths.leaderboard.exists()
-        else provisional_statuses(round_id, evidence_dir),
+        provisional={} if paths.leaderboard.exists() else provisional_statuses(rnd),
     )

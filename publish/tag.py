@@ -20,8 +20,10 @@ import git
 
 import harness
 from records.evidence.round import RoundRecord
-from records.io import read_json, read_record
-from records.layout import EVIDENCE_DIR, REPO_ROOT, round_paths
+from records.io import RecordError, read_json, read_record
+from records.layout import REPO_ROOT
+from records.round import Round
+from records.rubric import MAX_AUTOMATED
 from records.tools import tool_versions
 
 MARKER = "--- siteos-bench round fingerprint (json) ---"
@@ -35,9 +37,9 @@ def tag_name(round_id: str) -> str:
     return f"round/{round_id}"
 
 
-def fingerprint(round_id: str) -> dict[str, str]:
+def fingerprint(rnd: Round) -> dict[str, str]:
     """The current checkout's hashes of everything a frozen round depends on."""
-    inputs = harness.current_inputs(round_id)
+    inputs = harness.current_inputs(rnd)
     versions = json.dumps(tool_versions(), sort_keys=True, separators=(",", ":"))
     return {
         **inputs.model_dump(),
@@ -46,27 +48,29 @@ def fingerprint(round_id: str) -> dict[str, str]:
     }
 
 
-def _calibration(round_id: str, evidence_dir: Path) -> dict[str, Any]:
-    path = round_paths(round_id, evidence_dir).calibration
+def _calibration(rnd: Round) -> dict[str, Any]:
+    path = rnd.paths.calibration
     if not path.exists():
-        raise TagRefused(
-            f"{path}: no calibration for round {round_id!r}: run `doit calibrate` first"
-        )
+        raise TagRefused(f"{path}: no calibration for round {rnd.id!r}: run `doit calibrate` first")
     data = read_json(path)
     if not isinstance(data, dict) or data.get("passed") is not True:
         score = data.get("automated_score") if isinstance(data, dict) else None
-        raise TagRefused(f"{path}: calibration did not pass (score {score}/60, reference 26/60)")
+        expected = rnd.task.spec.calibration_score
+        raise TagRefused(
+            f"{path}: calibration did not pass (score {score}/{MAX_AUTOMATED}, "
+            f"{rnd.task.spec.id}'s starter must score {expected}/{MAX_AUTOMATED})"
+        )
     return data
 
 
-def tag_message(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> str:
+def tag_message(rnd: Round) -> str:
     """The tag message: a readable summary, then the fingerprint as JSON."""
-    paths = round_paths(round_id, evidence_dir)
-    calibration = _calibration(round_id, evidence_dir)
+    paths, round_id = rnd.paths, rnd.id
+    calibration = _calibration(rnd)
     if not paths.round_json.exists():
         raise TagRefused(f"{paths.round_json}: the round was never frozen: run the freeze stage")
     frozen = read_record(paths.round_json, RoundRecord)
-    current = fingerprint(round_id)
+    current = fingerprint(rnd)
     drift = [k for k, v in frozen.inputs.model_dump().items() if current[k] != v]
     if drift:
         raise TagRefused(f"protected inputs differ from {paths.round_json}: {', '.join(drift)}")
@@ -84,7 +88,7 @@ def tag_message(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> str:
     lines = [f"Frozen round {round_id}", ""]
     lines += [f"{key}: {value}" for key, value in current.items()]
     lines += [
-        f"calibration: passed, {calibration.get('automated_score')}/60",
+        f"calibration: passed, {calibration.get('automated_score')}/{MAX_AUTOMATED}",
         "",
         MARKER,
         json.dumps(body, indent=2, sort_keys=True),
@@ -92,7 +96,7 @@ def tag_message(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> str:
     return "\n".join(lines) + "\n"
 
 
-def create_tag(round_id: str, repo_dir: Path = REPO_ROOT, evidence_dir: Path = EVIDENCE_DIR) -> str:
+def create_tag(rnd: Round, repo_dir: Path = REPO_ROOT) -> str:
     """Create the annotated tag on HEAD; returns the tag name."""
     repo = git.Repo(repo_dir)
     if repo.is_dirty(untracked_files=True):
@@ -101,13 +105,13 @@ def create_tag(round_id: str, repo_dir: Path = REPO_ROOT, evidence_dir: Path = E
             f"the working tree is dirty ({', '.join(changed[:5]) or 'staged changes'}): "
             "commit the round's evidence first"
         )
-    name = tag_name(round_id)
+    name = tag_name(rnd.id)
     if name in repo.tags:
         raise TagRefused(
             f"tag {name} already exists on {repo.tags[name].commit.hexsha[:12]}; "
             "a frozen round is never re-tagged"
         )
-    repo.create_tag(name, message=tag_message(round_id, evidence_dir))
+    repo.create_tag(name, message=tag_message(rnd))
     return name
 
 
@@ -124,10 +128,10 @@ def recorded_fingerprint(round_id: str, repo_dir: Path = REPO_ROOT) -> dict[str,
     return data
 
 
-def check_tag(round_id: str, repo_dir: Path = REPO_ROOT) -> list[str]:
+def check_tag(rnd: Round, repo_dir: Path = REPO_ROOT) -> list[str]:
     """What differs between the tag and the current checkout (empty when it still matches)."""
-    recorded = recorded_fingerprint(round_id, repo_dir)
-    current = fingerprint(round_id)
+    recorded = recorded_fingerprint(rnd.id, repo_dir)
+    current = fingerprint(rnd)
     return [
         f"{key}: tag {recorded.get(key, '-')[:12]}…, now {current.get(key, '-')[:12]}…"
         for key in sorted(set(recorded) | set(current))
@@ -143,17 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="does this checkout match the tag?")
     args = parser.parse_args(argv)
     try:
+        rnd = Round.load(args.round)
         if args.check:
-            differences = check_tag(args.round)
+            differences = check_tag(rnd)
             if differences:
                 print(f"{tag_name(args.round)}: this checkout differs from the tag:")
                 print("\n".join(f"  {d}" for d in differences))
                 return 1
             print(f"{tag_name(args.round)}: this checkout matches the tag")
             return 0
-        print(f"created {create_tag(args.round)}")
+        print(f"created {create_tag(rnd)}")
         return 0
-    except TagRefused as exc:
+    except (TagRefused, RecordError) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
 

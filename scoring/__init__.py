@@ -1,13 +1,12 @@
 """Scoring, blind review and ranking (seed: "Score (100)", "Gates", "Advancement").
 
-Entry points: `build_packets(round_id)` and `score_round(round_id)`; or
+Entry points: `build_packets(rnd)` and `score_round(rnd)` (a `records.round.Round`); or
 `python -m scoring packets|score --round R`, `python -m scoring unseal R --reason ...`,
 `python -m scoring.packets bundle --reviewer X --round R`.
 """
 
-from pathlib import Path
-
 from records.evidence.scoring import Leaderboard, UnitStatus
+from records.round import Round
 from scoring.evidence import load_context
 from scoring.leaderboard import provisional_statuses as _provisional
 from scoring.pipeline import build_packets, score_round
@@ -15,8 +14,6 @@ from scoring.pipeline import build_packets, score_round
 __all__ = ["Leaderboard", "build_packets", "provisional_statuses", "score_round"]
 
 
-def provisional_statuses(
-    round_id: str, evidence_dir: Path | None = None
-) -> dict[str, tuple[UnitStatus, list[str]]]:
+def provisional_statuses(rnd: Round) -> dict[str, tuple[UnitStatus, list[str]]]:
     """Each unit's status and reasons as scoring will give them, before it has run."""
-    return _provisional(load_context(round_id, evidence_dir))
+    return _provisional(load_context(rnd))

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from records.io import RecordError
+from records.layout import EVIDENCE_DIR
+from records.round import Round
 from scoring.anonymise import LeakError
 from scoring.pipeline import build_packets, score_round, unseal_round
 
@@ -28,14 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.stage == "unseal" and not args.reason.strip():
         parser.error("unseal needs --reason (it is recorded)")
     try:
+        rnd = Round.load(round_id, args.evidence_dir or EVIDENCE_DIR)
         if args.stage == "unseal":
-            board = unseal_round(round_id, args.reason, args.by, args.evidence_dir)
+            board = unseal_round(rnd, args.reason, args.by)
             print(f"code map revealed: {board.code_map.reason if board.code_map else ''}")
         elif args.stage == "packets":
-            for path in build_packets(round_id, args.evidence_dir):
+            for path in build_packets(rnd):
                 print(path)
         else:
-            board = score_round(round_id, args.evidence_dir)
+            board = score_round(rnd)
             for row in board.units:
                 total = "-" if row.total is None else f"{row.total:g}"
                 flags = ("capped " if row.capped else "") + (

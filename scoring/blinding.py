@@ -43,7 +43,8 @@ def needs_decision(entry: PacketReportEntry) -> bool:
     return "media_shows_identity" in entry.flags
 
 
-def load_decisions(paths: RoundPaths, round_id: str) -> MediaDecisions:
+def load_decisions(paths: RoundPaths) -> MediaDecisions:
+    round_id = paths.round_id
     if not paths.media_decisions.exists():
         return MediaDecisions(round_id=round_id)
     return read_record(paths.media_decisions, MediaDecisions)
@@ -58,9 +59,9 @@ def _report(paths: RoundPaths) -> PacketReport:
     return read_record(paths.packet_report, PacketReport)
 
 
-def withheld(paths: RoundPaths, round_id: str) -> dict[str, str]:
+def withheld(paths: RoundPaths) -> dict[str, str]:
     """Code -> why its packet may not go to reviewers yet (empty when every packet may)."""
-    decisions = load_decisions(paths, round_id)
+    decisions = load_decisions(paths)
     held: dict[str, str] = {}
     for entry in _report(paths).packets:
         if not needs_decision(entry):
@@ -81,7 +82,7 @@ def withheld(paths: RoundPaths, round_id: str) -> dict[str, str]:
 
 
 def decide(
-    paths: RoundPaths, round_id: str, code: str, decision: MediaVerdict, reason: str, by: str = ""
+    paths: RoundPaths, code: str, decision: MediaVerdict, reason: str, by: str = ""
 ) -> MediaDecision:
     """Record the operator's decision on a flagged packet's media as they are now."""
     entry = next((e for e in _report(paths).packets if e.code == code), None)
@@ -106,7 +107,7 @@ def decide(
         decided_at=datetime.now(UTC).isoformat(timespec="seconds"),
         media_sha256=current,
     )
-    decisions = load_decisions(paths, round_id)
+    decisions = load_decisions(paths)
     decisions.decisions.append(record)
     write_record(paths.media_decisions, decisions)
     return record

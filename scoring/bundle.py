@@ -50,9 +50,9 @@ def write_bundle(ctx: RoundContext, reviewer: str) -> Path:
     if not index_path.exists():
         raise RecordError(f"{index_path}: no packets yet; run `python -m scoring packets` first")
     index = read_record(index_path, PacketIndex)
-    held = withheld(ctx.paths, ctx.round_id)  # media showing identity, not yet decided on
+    held = withheld(ctx.paths)  # media showing identity, not yet decided on
     cleared = [code for code in index.codes if code not in held]
-    order = reviewer_order(load_secret(ctx.paths, ctx.round_id), reviewer, cleared)
+    order = reviewer_order(load_secret(ctx.paths), reviewer, cleared)
     width = len(str(len(order)))
     folders = [(f"{n:0{width}d}-{code}", code) for n, code in enumerate(order, start=1)]
     target = ctx.paths.bundles_dir / f"{reviewer}.zip"

@@ -55,8 +55,9 @@ def _private(path: Path) -> None:
     os.chmod(path.parent, 0o700)
 
 
-def load_secret(paths: RoundPaths, round_id: str) -> bytes:
+def load_secret(paths: RoundPaths) -> bytes:
     """The round's code secret, created from OS randomness the first time."""
+    round_id = paths.round_id
     path = paths.code_secret
     if path.exists():
         record = read_record(path, CodeSecret)
@@ -90,8 +91,9 @@ def load_codes(paths: RoundPaths) -> CodesRecord | None:
     return None
 
 
-def assign_codes(paths: RoundPaths, round_id: str, units: list[str]) -> CodesRecord:
+def assign_codes(paths: RoundPaths, units: list[str]) -> CodesRecord:
     """Ensure every unit has a code: keep the map as it is and append codes for new units."""
+    round_id = paths.round_id
     record = load_codes(paths) or CodesRecord(round_id=round_id)
     if record.round_id != round_id:
         raise RecordError(
@@ -102,7 +104,7 @@ def assign_codes(paths: RoundPaths, round_id: str, units: list[str]) -> CodesRec
     taken = {e.code for e in record.codes}
     new = [u for u in sorted(set(units)) if u not in known]
     if new:
-        secret = load_secret(paths, round_id)
+        secret = load_secret(paths)
         for unit in new:
             attempt = 0
             while (code := draw_code(secret, unit, attempt)) in taken:

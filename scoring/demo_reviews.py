@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 from records.evidence.blind import DemoReviewSheet
-from records.inputs import load_round
 from records.io import RecordError, atomic_write_text, read_record
-from records.layout import BENCHMARK_DIR, EVIDENCE_DIR, RoundPaths, round_paths
+from records.layout import BENCHMARK_DIR, EVIDENCE_DIR
+from records.round import Round
 from scoring.codes import load_codes
 from scoring.reviews import SHEET_HEADER
 
@@ -42,20 +42,17 @@ def _cell(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-def write_demo_reviews(
-    round_id: str, evidence_dir: Path | None = None, source: Path = DEMO_REVIEWS_DIR
-) -> list[Path]:
+def write_demo_reviews(rnd: Round, source: Path = DEMO_REVIEWS_DIR) -> list[Path]:
     """Write one code-keyed sheet per scripted demo sheet; returns the sheets written."""
-    settings = load_round(round_id)
-    if settings.kind != "demo":
-        raise RecordError(f"round {round_id!r} is {settings.kind!r}: demo reviews are demo-only")
-    paths: RoundPaths = round_paths(round_id, evidence_dir or EVIDENCE_DIR)
+    kind, paths = rnd.settings.kind, rnd.paths
+    if kind != "demo":
+        raise RecordError(f"round {rnd.id!r} is {kind!r}: demo reviews are demo-only")
     codes = load_codes(paths)
     if codes is None:
         raise RecordError(f"{paths.codes}: no codes yet; build the packets first")
     by_unit = {e.unit: e.code for e in codes.codes}
     written = []
-    for path in demo_sheets(round_id, source):
+    for path in demo_sheets(rnd.id, source):
         sheet = read_record(path, DemoReviewSheet)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -78,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evidence-dir", type=Path, default=None)
     args = parser.parse_args(argv)
     try:
-        for path in write_demo_reviews(args.round_id, args.evidence_dir):
+        for path in write_demo_reviews(
+            Round.load(args.round_id, args.evidence_dir or EVIDENCE_DIR)
+        ):
             print(path)
     except RecordError as exc:
         print(f"error: {exc}", file=sys.stderr)

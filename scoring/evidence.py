@@ -9,9 +9,10 @@ from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
-from records.inputs import Cohort, RoundKind, load_cohort, load_round
+from records.inputs import Cohort, RoundKind
 from records.io import RecordError, read_record, readable
-from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
+from records.layout import RoundPaths, UnitPaths
+from records.round import Round
 from records.unit_ids import parse_unit
 
 
@@ -32,13 +33,14 @@ class RoundContext:
             return str(path)
 
 
-def load_context(round_id: str, evidence_dir: Path | None = None) -> RoundContext:
-    settings = load_round(round_id)
+def load_context(rnd: Round) -> RoundContext:
+    """What scoring needs of the round."""
+    settings = rnd.settings
     return RoundContext(
-        round_id=round_id,
+        round_id=rnd.id,
         seed=settings.seed,
-        cohort=load_cohort(settings.cohort_path),
-        paths=round_paths(round_id, evidence_dir or EVIDENCE_DIR),
+        cohort=rnd.cohort,
+        paths=rnd.paths,
         repetitions=settings.repetitions,
         kind=settings.kind,
     )

@@ -35,6 +35,7 @@ from records.evidence.blind import PacketFlag, PacketReport, PacketReportEntry, 
 from records.evidence.scoring import CodesRecord, PacketEntry, PacketIndex
 from records.io import RecordError, atomic_write_text, write_record
 from records.layout import EVIDENCE_DIR, round_paths
+from records.round import Round
 from records.rubric import REVIEW_CRITERIA, REVIEW_RANGES
 from scoring.anonymise import (
     LeakError,
@@ -234,7 +235,7 @@ def build_round_packets(ctx: RoundContext) -> list[Path]:
     private report; fails only on a harness leak."""
     every = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
     units = [u for u in every if u.reviewable]
-    codes: CodesRecord = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units])
+    codes: CodesRecord = assign_codes(ctx.paths, [u.unit for u in units])
     identities = packet_identities(ctx, every)
     pattern = identity_pattern(identities, agent_ids(every))
     root = ctx.paths.packets_dir
@@ -301,13 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "decide":  # needs the round's evidence only, not its inputs
             paths = round_paths(args.round_id, args.evidence_dir or EVIDENCE_DIR)
-            made = decide_media(paths, args.round_id, args.code, args.decision, args.reason,
+            made = decide_media(paths, args.code, args.decision, args.reason,
                                 args.by)  # fmt: skip
             print(f"packet {made.code}: {made.decision} by {made.by} ({paths.media_decisions})")
             return 0
-        ctx = load_context(args.round_id, args.evidence_dir)
+        ctx = load_context(Round.load(args.round_id, args.evidence_dir or EVIDENCE_DIR))
         target = write_bundle(ctx, args.reviewer)
-        for code, why in withheld(ctx.paths, ctx.round_id).items():
+        for code, why in withheld(ctx.paths).items():
             print(f"withheld from {target.name}: packet {code}: {why}", file=sys.stderr)
         print(target)
     except (RecordError, LeakError, ValueError) as exc:

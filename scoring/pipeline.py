@@ -6,6 +6,7 @@ from pathlib import Path
 
 from records.evidence.scoring import Leaderboard
 from records.io import write_record
+from records.round import Round
 from scoring.aggregate import aggregate_round
 from scoring.codes import assign_codes
 from scoring.evidence import RoundContext, load_context, load_units
@@ -15,17 +16,17 @@ from scoring.receipts import receive_reviews
 from scoring.sealing import apply_code_map, unseal
 
 
-def build_packets(round_id: str, evidence_dir: Path | None = None) -> list[Path]:
+def build_packets(rnd: Round) -> list[Path]:
     """Draw missing candidate codes and (re)build every blind packet; redacts and flags a
     model's self-signature, fails only on a harness leak."""
-    return build_round_packets(load_context(round_id, evidence_dir))
+    return build_round_packets(load_context(rnd))
 
 
 def score_context(ctx: RoundContext) -> Leaderboard:
     """Score the round in `ctx` and write its leaderboard.json: every unit, whatever its
     evidence (a missing session record is a row, not a gap)."""
     units = load_units(ctx.paths)
-    codes = assign_codes(ctx.paths, ctx.round_id, [u.unit for u in units if u.reviewable])
+    codes = assign_codes(ctx.paths, [u.unit for u in units if u.reviewable])
     reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
     board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
@@ -34,15 +35,13 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     return board
 
 
-def score_round(round_id: str, evidence_dir: Path | None = None) -> Leaderboard:
+def score_round(rnd: Round) -> Leaderboard:
     """Score every unit of the round from its evidence and write `leaderboard.json`."""
-    return score_context(load_context(round_id, evidence_dir))
+    return score_context(load_context(rnd))
 
 
-def unseal_round(
-    round_id: str, reason: str, by: str = "operator", evidence_dir: Path | None = None
-) -> Leaderboard:
+def unseal_round(rnd: Round, reason: str, by: str = "operator") -> Leaderboard:
     """Record the operator's unsealing of the code map, then re-score (the map is revealed)."""
-    ctx = load_context(round_id, evidence_dir)
-    unseal(ctx.paths, round_id, reason, by)
+    ctx = load_context(rnd)
+    unseal(ctx.paths, reason, by)
     return score_context(ctx)

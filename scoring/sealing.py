@@ -122,8 +122,9 @@ def apply_code_map(board: Leaderboard, codes: CodesRecord, paths: RoundPaths) ->
     return sealed
 
 
-def unseal(paths: RoundPaths, round_id: str, reason: str, by: str) -> Unsealing:
+def unseal(paths: RoundPaths, reason: str, by: str) -> Unsealing:
     """Record the operator's unsealing (once; a second call keeps the first record)."""
+    round_id = paths.round_id
     existing = load_unsealing(paths)
     if existing is not None:
         return existing

@@ -16,6 +16,7 @@ sys.path[:0] = [str(ROOT)]
 
 from publish.render import render_site  # noqa: E402
 from records.layout import EVIDENCE_DIR  # noqa: E402
+from records.round import Round  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -25,7 +26,7 @@ def main(argv: list[str]) -> int:
         times = []
         for run in range(3):
             started = time.perf_counter()
-            site = render_site(round_id, evidence, Path(tmp) / f"build-{run}")
+            site = render_site(Round.load(round_id, evidence), Path(tmp) / f"build-{run}")
             times.append(time.perf_counter() - started)
         size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
     print(

@@ -101,7 +101,9 @@ COMMANDS = {
     ),
     "evaluate": Command("evaluate one app folder: APP_DIR --out OUT_DIR", _evaluator, ["evaluate"]),
     "calibrate": Command(
-        "evaluate the starter, which must score exactly 26/60: --round R", _evaluator, ["calibrate"]
+        "evaluate the starter, which must score exactly its task's calibration score: --round R",
+        _evaluator,
+        ["calibrate"],
     ),
     "controls": Command(
         "the reference, legal variants and mutants: [--only a,b]", _evaluator, ["controls"]

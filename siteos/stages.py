@@ -1,11 +1,14 @@
 """The round's stages as dodo calls them: typed, each imported only when its task runs (so `doit`
-and `doit list` load fast). A stage returns a record (success), a bool (False is failure) or an
-exit code (0 is success); `succeeded` reads that for doit.
+and `doit list` load fast), each handed the one `Round` dodo built. A stage returns a record
+(success), a bool (False is failure) or an exit code (0 is success); `succeeded` reads that for
+doit.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from records.round import Round
 
 
 def succeeded(result: object) -> bool:
@@ -15,87 +18,85 @@ def succeeded(result: object) -> bool:
     return result == 0 if isinstance(result, int) else True
 
 
-def freeze(round_id: str) -> object:
+def freeze(rnd: Round) -> object:
     from harness.freeze import freeze
 
-    return freeze(round_id)
+    return freeze(rnd)
 
 
-def calibrate(round_id: str) -> object:
+def calibrate(rnd: Round) -> object:
     from evaluator.calibration import calibrate
 
-    return calibrate(round_id)
+    return calibrate(rnd)
 
 
-def controls(task_id: str) -> object:
+def controls(rnd: Round) -> object:
     from evaluator.controls.run import run_controls
-    from records.task import load_task
 
-    return run_controls(task=load_task(task_id))
+    return run_controls(task=rnd.task)
 
 
-def catalogue(round_id: str) -> object:
+def catalogue(rnd: Round) -> object:
     from harness.catalogue.stage import catalogue_stage
 
-    return catalogue_stage(round_id)
+    return catalogue_stage(rnd)
 
 
-def spend(round_id: str) -> object:
+def spend(rnd: Round) -> object:
     from harness.spend import spend_stage
 
-    return spend_stage(round_id)
+    return spend_stage(rnd)
 
 
-def preflight(round_id: str, model_key: str) -> object:
+def preflight(rnd: Round, model_key: str) -> object:
     from harness.preflight import run_preflight
 
-    return run_preflight(round_id, model_key)
+    return run_preflight(rnd, model_key)
 
 
-def order(round_id: str) -> object:
+def order(rnd: Round) -> object:
     from harness.order import freeze_order
 
-    return freeze_order(round_id)
+    return freeze_order(rnd)
 
 
-def sessions_in_parallel(round_id: str) -> object:
+def sessions_in_parallel(rnd: Round) -> object:
     from harness.parallel import run_round
 
-    return run_round(round_id)
+    return run_round(rnd)
 
 
-def unit(round_id: str, model_key: str, repetition: int, replacement: int) -> object:
+def unit(rnd: Round, model_key: str, repetition: int, replacement: int) -> object:
     from harness.unit import run_unit
 
-    return run_unit(round_id, model_key, repetition, replacement=replacement)
+    return run_unit(rnd, model_key, repetition, replacement=replacement)
 
 
-def evaluate_unit(round_id: str, unit: str, evidence_dir: Path | None = None) -> object:
+def evaluate_unit(rnd: Round, unit: str) -> object:
     from evaluator.unit_evaluation import evaluate_unit
-    from records.layout import EVIDENCE_DIR
 
-    return evaluate_unit(round_id, unit, evidence_dir or EVIDENCE_DIR)
+    return evaluate_unit(rnd, unit)
 
 
-def packets(round_id: str) -> object:
+def packets(rnd: Round) -> object:
     from scoring import build_packets
 
-    return build_packets(round_id)
+    return build_packets(rnd)
 
 
-def demo_reviews(round_id: str) -> object:
+def demo_reviews(rnd: Round) -> object:
     from scoring.demo_reviews import write_demo_reviews
 
-    return write_demo_reviews(round_id)
+    return write_demo_reviews(rnd)
 
 
-def score(round_id: str) -> object:
+def score(rnd: Round) -> object:
     from scoring import score_round
 
-    return score_round(round_id)
+    return score_round(rnd)
 
 
-def site(round_id: str, evidence_dir: Path, build_dir: Path) -> object:
+def site(rnd: Round, build_dir: Path) -> object:
     from publish.render import render_site
 
-    return render_site(round_id, evidence_dir, build_dir)
+    return render_site(rnd, build_dir)

@@ -25,6 +25,7 @@ from records import layout
 from records.evidence.evaluation import Calibration
 from records.inputs import Candidate, Cohort, load_cohort, load_round
 from records.io import write_record
+from records.round import Round
 from records.simulator_scripts import load_script
 from records.task import DEFAULT_TASK, load_task
 
@@ -132,7 +133,7 @@ class _SimulatorShim:
 def freeze_demo(evidence: Path) -> None:
     """round.json for the showcase round in `evidence`."""
     load_round("showcase")
-    freeze_stage.freeze("showcase", evidence)
+    freeze_stage.freeze(Round.load("showcase", evidence))
 
 
 @contextmanager
@@ -157,7 +158,7 @@ def pass_preconditions(evidence: Path) -> None:
     `evaluator.calibration.calibrate` writes for a starter at the reference score; running the
     starter's evaluation here would cost each session module a minute of CPU (its own test:
     test_evaluator_calibration.py)."""
-    check_spend("showcase", evidence)
+    check_spend(Round.load("showcase", evidence))
     write_record(
         layout.round_paths("showcase", evidence).calibration,
         Calibration(

@@ -30,6 +30,7 @@ from publish.render import render_site
 from records.evidence.scoring import Leaderboard, ModelLeaderboard, PacketIndex
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 from scoring.aggregate import aggregate_round
 from scoring.pipeline import unseal_round
 
@@ -51,7 +52,9 @@ def review_first_packet(round_id: str, evidence: Path) -> str | None:
         )
     # the operator's unsealing (its own writer): while the code map is sealed the site shows no
     # unit media beside model names, and these tests look at the media of reviewed and pending rows
-    unseal_round(round_id, "site tests: every unit's media on its page", "site tests", evidence)
+    unseal_round(
+        Round.load(round_id, evidence), "site tests: every unit's media on its page", "site tests"
+    )
     return code
 
 
@@ -110,7 +113,7 @@ def shared_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Pa
         evidence = copy_evidence(shared, folder / "evidence")
         add_repeated_round(round_id, evidence)
         (evidence / "round-0" / "units").mkdir(parents=True)  # not a round with results yet
-        render_site(round_id, evidence, folder / "build")
+        render_site(Round.load(round_id, evidence), folder / "build")
         return round_id
 
     round_id, folder = _once(tmp_path_factory, "site-shared", make)

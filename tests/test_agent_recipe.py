@@ -24,6 +24,7 @@ from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import Calibration
 from records.io import read_record, write_record
 from records.layout import evaluator_sha256, round_paths
+from records.round import Round
 from scoring import score_round
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium judges the unit
@@ -46,8 +47,8 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
         install(tmp_path_factory.mktemp("scripts"), mp.setattr)
         ev = tmp_path_factory.mktemp("evidence")
-        freeze(ROUND, ev)
-        check_spend(ROUND, ev)
+        freeze(Round.load(ROUND, ev))
+        check_spend(Round.load(ROUND, ev))
         write_record(round_paths(ROUND, ev).calibration, Calibration(
             round_id=ROUND, passed=True, checks_executed=15, automated_score=CALIBRATION,
             expected_score=CALIBRATION, evaluator_sha256=evaluator_sha256(), hard_gate_failed=True,
@@ -59,7 +60,7 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def test_a_new_agent_runs_is_evaluated_and_scored_like_opencode(evidence: Path) -> None:
-    record = run_unit(ROUND, "strong-builder", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load(ROUND, evidence), "strong-builder", check_order=False)
     assert (record.agent.name, record.agent.version) == (NAME, VERSION)
     assert record.stop_status == "completed" and record.validity == "valid", record
     assert record.isolation.level == "bwrap-loopback-proxy"
@@ -71,8 +72,8 @@ def test_a_new_agent_runs_is_evaluated_and_scored_like_opencode(evidence: Path) 
     assert any(f.endswith("src/pages/VenuePage.tsx") for f in writes)
     commands = [p for p in tools if p.shell]
     assert commands and all(p.exit_code == 0 for p in commands), commands
-    result = evaluate_unit(ROUND, "strong-builder-r1", evidence)
+    result = evaluate_unit(Round.load(ROUND, evidence), "strong-builder-r1")
     assert result.automated_score == result.max_automated and not result.hard_gate_failed
-    board = score_round(ROUND, evidence)
+    board = score_round(Round.load(ROUND, evidence))
     (row,) = [r for r in board.units if r.unit == "strong-builder-r1"]
     assert row.status == "ranked" and row.automated_score == result.automated_score

@@ -9,7 +9,6 @@ doit's evaluate stage says so and carries on to scoring instead of stopping the 
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
@@ -24,7 +23,8 @@ from harness.session.evidence import save_worktree_evidence
 from records.evidence.session import SessionRecord
 from records.hashing import file_sha256
 from records.io import write_record
-from records.layout import UnitPaths, round_paths
+from records.layout import UnitPaths
+from records.round import Round
 from scoring.evidence import RoundContext
 from scoring.pipeline import score_context
 
@@ -115,9 +115,8 @@ def test_doit_evaluate_names_the_altered_archive_and_carries_on(
     """The real evaluate stage (`evaluate_unit` on this evidence folder) refuses before it
     unpacks anything; doit's task succeeds with the alteration saved, so scoring runs, and the
     score task depends on the archive, so a later alteration rebuilds the board."""
-    monkeypatch.setattr(dodo, "PATHS", round_paths(dodo.ROUND, tmp_path))
-    monkeypatch.setattr(dodo, "stage", functools.partial(dodo.stage, evidence_dir=tmp_path))
-    paths = dodo.PATHS.unit("strong-builder-r1")
+    monkeypatch.setattr(dodo, "ROUND", Round(dodo.ROUND.settings, tmp_path))
+    paths = dodo.ROUND.unit("strong-builder-r1")
     record_archive(paths, tmp_path, session("strong-builder"))
     alter(paths)
     values = dodo.evaluate_stage("strong-builder-r1")

@@ -35,6 +35,7 @@ from records.evidence.gateway import (
     summarize,
 )
 from records.layout import round_paths
+from records.round import Round
 from scoring.evidence import RoundContext
 from scoring.pipeline import score_context
 
@@ -309,7 +310,7 @@ def test_the_site_discloses_a_resource_limit_stop(tmp_path: Path) -> None:
     score_context(ctx)
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("showcase", evidence), docs)
+    render_docs(load_round_evidence(Round.load("showcase", evidence)), docs)
     board = (docs / "leaderboard.md").read_text()
     assert "stopped at a sandbox limit" in board and "the work at the limit was scored" in board
     page = (docs / "units" / "process-storm-r1.md").read_text()

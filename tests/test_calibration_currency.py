@@ -25,6 +25,7 @@ from records import layout
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import read_record, write_json
 from records.layout import evaluator_sha256, evaluator_source_files, round_paths
+from records.round import Round
 from records.task import DEFAULT_TASK, load_task
 
 CALIBRATION = load_task(DEFAULT_TASK).spec.calibration_score
@@ -44,7 +45,7 @@ def calibrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(calibration, "materialize", lambda task, dest: dest.mkdir(parents=True))
     monkeypatch.setattr(calibration, "evaluate", lambda app, out, task: starter_result())
     evidence = tmp_path / "evidence"
-    assert calibration.calibrate("showcase", evidence) == 0
+    assert calibration.calibrate(Round.load("showcase", evidence)) == 0
     return evidence
 
 
@@ -59,7 +60,7 @@ def test_the_calibration_records_the_evaluator_that_made_it(calibrated: Path) ->
     assert record.schema_version == 3 and record.passed and record.checks_total == 15
     assert record.automated_score == CALIBRATION
     assert record.evaluator_sha256 == evaluator_sha256()
-    assert require_calibration("showcase", calibrated) == record
+    assert require_calibration(Round.load("showcase", calibrated)) == record
 
 
 def test_a_calibration_made_by_another_evaluator_is_refused(
@@ -70,17 +71,17 @@ def test_a_calibration_made_by_another_evaluator_is_refused(
     assert evaluator_sha256() != made_by
     with pytest.raises(PreconditionFailed, match=rf"made by evaluator {made_by[:12]}, not the "
                        r"current evaluator .*run `doit calibrate`"):  # fmt: skip
-        require_calibration("showcase", calibrated)
+        require_calibration(Round.load("showcase", calibrated))
 
 
 def test_the_unit_stage_refuses_a_stale_calibration_before_spending(
     calibrated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     freeze_demo(calibrated)
-    check_spend("showcase", calibrated)
+    check_spend(Round.load("showcase", calibrated))
     another_evaluator(monkeypatch)
     with pytest.raises(UnitRefused, match=r"not the current evaluator .*doit calibrate"):
-        run_unit("showcase", "idle", evidence_dir=calibrated, check_order=False)
+        run_unit(Round.load("showcase", calibrated), "idle", check_order=False)
     assert not round_paths("showcase", calibrated).unit("idle-r1").root.exists()  # nothing spent
 
 
@@ -99,7 +100,7 @@ def test_a_schema_1_calibration_loads_but_names_no_evaluator(tmp_path: Path) -> 
     assert record.evaluator_sha256 is None  # and what it calibrated was atlas-rooms:
     assert (record.checks_total, record.journeys) == (15, ["filter", "detail", "enquiry"])
     with pytest.raises(PreconditionFailed, match=r"an evaluator it does not name .*schema 1"):
-        require_calibration("showcase", tmp_path)
+        require_calibration(Round.load("showcase", tmp_path))
 
 
 def test_doit_calibrates_again_when_the_evaluator_changes(
@@ -107,13 +108,13 @@ def test_doit_calibrates_again_when_the_evaluator_changes(
 ) -> None:
     task = dodo.task_calibrate()
     assert set(map(str, evaluator_source_files())) <= set(task["file_dep"])
-    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", calibrated))
+    monkeypatch.setattr(dodo, "ROUND", Round.load("showcase", calibrated))
     (current,) = task["uptodate"]
     assert current() is True
     another_evaluator(monkeypatch)  # e.g. a source removed: file_dep alone would not notice
     assert current() is False
     monkeypatch.undo()
-    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", calibrated))
+    monkeypatch.setattr(dodo, "ROUND", Round.load("showcase", calibrated))
     path = round_paths("showcase", calibrated).calibration
     path.write_text(json.dumps({**json.loads(path.read_text()), "schema_version": 1,
                                 "evaluator_sha256": None}))  # fmt: skip

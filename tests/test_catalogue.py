@@ -30,6 +30,7 @@ from records.hashing import file_sha256
 from records.inputs import Cohort, load_cohort, load_round
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
+from records.round import Round
 
 COHORT_FILE = BENCHMARK_DIR / "models.json"
 # sha256 of ../shared/reference/openrouter/models-snapshot.json, the capture the copy must equal.
@@ -394,14 +395,14 @@ def test_catalogue_stage_writes_the_report_and_refuses_input_mismatches(
 ) -> None:
     from harness.catalogue import stage
 
-    assert stage.catalogue_stage("round-0-rehearsal", tmp_path)
-    report = stage.read_report("round-0-rehearsal", tmp_path)
+    assert stage.catalogue_stage(Round.load("round-0-rehearsal", tmp_path))
+    report = stage.read_report(Round.load("round-0-rehearsal", tmp_path))
     assert report is not None and report.catalogue.kind == "live"
     assert [(m.key, m.field, m.kind) for m in report.mismatches] == [
         ("devstral", "present", "disclosed")
     ]
     assert report.passed
-    lines = stage.price_lines("round-0-rehearsal", tmp_path)
+    lines = stage.price_lines(Round.load("round-0-rehearsal", tmp_path))
     assert any("claude-opus" in line and "$5.00 in, $25.00 out" in line for line in lines)
     assert any("devstral" in line and "not listed" in line for line in lines)
     data = json.loads(COHORT_FILE.read_text())
@@ -416,7 +417,7 @@ def test_catalogue_stage_writes_the_report_and_refuses_input_mismatches(
     settings.update(round_id="stage-test", cohort=str(cohort))
     (rounds / "stage-test.json").write_text(json.dumps(settings))
     monkeypatch.setattr(inputs, "rounds_dir", lambda: rounds)
-    assert not stage.catalogue_stage("stage-test", tmp_path)
+    assert not stage.catalogue_stage(Round.load("stage-test", tmp_path))
     assert "refused: 1 input mismatch" in capsys.readouterr().out
 
 

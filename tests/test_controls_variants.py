@@ -32,6 +32,7 @@ from records.controls_stamp import control_inputs, inputs_record
 from records.evidence.controls import ControlRow
 from records.io import RecordError, write_json
 from records.layout import REPO_ROOT
+from records.round import Round
 from records.task import DEFAULT_TASK, load_task
 
 TASK = load_task(DEFAULT_TASK)
@@ -208,7 +209,7 @@ def test_the_calibration_page_shows_variants_beside_mutants_with_their_expectati
     write_json(tmp_path / "controls.json", [r.model_dump() for r in rows])
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("showcase", tmp_path), docs)
+    render_docs(load_round_evidence(Round.load("showcase", tmp_path)), docs)
     page = (docs / "calibration.md").read_text()
     assert "Not a complete, current run" in page  # three rows and no stamp: a partial run
     assert (

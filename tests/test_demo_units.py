@@ -25,6 +25,7 @@ from records.evidence.round import PreflightRecord
 from records.evidence.session import SessionRecord
 from records.io import read_record
 from records.layout import round_paths
+from records.round import Round
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 
@@ -72,7 +73,7 @@ def test_a_written_preflight_is_returned_not_run_again(
     record = preflight(built, "strong-builder")
     with scratch_round(tmp_path_factory) as evidence:
         copy_into(built, round_paths("demo", built).preflight("strong-builder"), evidence)
-        assert run_preflight("demo", "strong-builder", evidence_dir=evidence) == record
+        assert run_preflight(Round.load("demo", evidence), "strong-builder") == record
         assert not round_paths("demo", evidence).probe_dir("strong-builder", 1).exists()
 
 
@@ -104,7 +105,7 @@ def test_completed_unit_is_scored_and_never_rewritten(
         copied = copy_into(built, unit.session, evidence)
         before = copied.read_bytes()
         with pytest.raises(UnitRefused, match="never run or written again"):
-            run_unit("demo", "strong-builder", evidence_dir=evidence, check_order=False)
+            run_unit(Round.load("demo", evidence), "strong-builder", check_order=False)
         assert copied.read_bytes() == before
         with pytest.raises(ReplacementRefused, match="model failures are scored"):
             create_replacement(

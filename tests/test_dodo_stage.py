@@ -18,6 +18,7 @@ from harness.parallel import Scheduled
 from records.evidence.round import OrderRecord
 from records.io import write_record
 from records.layout import REPO_ROOT, UnitPaths, round_paths
+from records.round import Round
 from siteos import stages as siteos_stages
 
 
@@ -41,8 +42,8 @@ def test_every_stage_dodo_runs_is_a_typed_function() -> None:
 @pytest.fixture
 def unit_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> UnitPaths:
     """dodo's round paths in a scratch evidence folder, with one unit whose session has ended."""
-    monkeypatch.setattr(dodo, "PATHS", round_paths("showcase", tmp_path))
-    paths = dodo.PATHS.unit("idle-r1")
+    monkeypatch.setattr(dodo, "ROUND", Round.load("showcase", tmp_path))
+    paths = dodo.ROUND.unit("idle-r1")
     paths.root.mkdir(parents=True)
     paths.session.write_text("{}\n")
     return paths
@@ -138,8 +139,8 @@ def test_each_evaluation_waits_for_its_own_session_only(
 ) -> None:
     """One delayed creator makes the sessions and the evaluations, so no evaluation can be created
     before the session it waits for (doit creates delayed tasks in no fixed order)."""
-    settings = dodo.SETTINGS.model_copy(update={"max_parallel_sessions": parallel})
-    monkeypatch.setattr(dodo, "SETTINGS", settings)
+    settings = dodo.ROUND.settings.model_copy(update={"max_parallel_sessions": parallel})
+    monkeypatch.setattr(dodo, "ROUND", Round(settings, dodo.ROUND.evidence_dir))
     units = [Scheduled.of("idle-r1"), Scheduled.of("signer-r1")]
     monkeypatch.setattr(dodo, "scheduled_units", lambda: units)
     tasks = list(dodo.task_sessions())
@@ -184,7 +185,7 @@ def test_the_site_reads_the_controls_without_running_them(
     run every control before each site build. The site depends on its content instead."""
     controls = tmp_path / "controls.json"
     monkeypatch.setattr(dodo, "controls_json", lambda: controls)
-    monkeypatch.setattr(dodo, "PATHS", round_paths("demo", tmp_path))
+    monkeypatch.setattr(dodo, "ROUND", Round.load("demo", tmp_path))
 
     def site_task() -> dict[str, Any]:
         task: dict[str, Any] = dodo.task_site()

@@ -20,6 +20,7 @@ from records.evidence.round import OrderRecord
 from records.inputs import load_cohort, load_round
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 
 
 def scored_unit(evidence: Path) -> None:
@@ -30,20 +31,20 @@ def scored_unit(evidence: Path) -> None:
 
 def test_freeze_writes_hashes_and_is_stable(frozen_inputs: Path) -> None:
     evidence = frozen_inputs / "evidence"
-    record = freeze_stage.freeze("round-0", evidence)
+    record = freeze_stage.freeze(Round.load("round-0", evidence))
     path = round_paths("round-0", evidence).round_json
     assert read_record(path, freeze_stage.RoundRecord) == record
     assert len(record.inputs.prompt_sha256) == 64
     before = path.read_bytes()
-    freeze_stage.freeze("round-0", evidence)
+    freeze_stage.freeze(Round.load("round-0", evidence))
     assert path.read_bytes() == before  # unchanged inputs: the file is not rewritten
 
 
 def test_prompt_change_before_any_scored_unit_refreezes(frozen_inputs: Path) -> None:
     evidence = frozen_inputs / "evidence"
-    first = freeze_stage.freeze("round-0", evidence)
+    first = freeze_stage.freeze(Round.load("round-0", evidence))
     (frozen_inputs / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site!\n")
-    second = freeze_stage.freeze("round-0", evidence)
+    second = freeze_stage.freeze(Round.load("round-0", evidence))
     assert second.inputs.prompt_sha256 != first.inputs.prompt_sha256
 
 
@@ -70,13 +71,13 @@ def test_changed_input_after_a_scored_unit_is_refused(
     frozen_inputs: Path, mutate: Callable[[Path], object], field: str
 ) -> None:
     evidence = frozen_inputs / "evidence"
-    freeze_stage.freeze("round-0", evidence)
+    freeze_stage.freeze(Round.load("round-0", evidence))
     scored_unit(evidence)
     before = round_paths("round-0", evidence).round_json.read_bytes()
     mutate(frozen_inputs)
-    assert freeze_stage.verify_frozen_inputs("round-0", evidence) == [field]
+    assert freeze_stage.verify_frozen_inputs(Round.load("round-0", evidence)) == [field]
     with pytest.raises(freeze_stage.FrozenInputsChanged) as info:
-        freeze_stage.freeze("round-0", evidence)
+        freeze_stage.freeze(Round.load("round-0", evidence))
     message = str(info.value)
     assert field in message and "new round" in message and "claude-opus-r1" in message
     assert round_paths("round-0", evidence).round_json.read_bytes() == before
@@ -102,18 +103,20 @@ def draw_order(evidence: Path) -> None:
 
 def test_cohort_is_protected_from_the_frozen_order_on(copied_benchmark: Path) -> None:
     evidence = copied_benchmark.parent / "evidence"
-    freeze_stage.freeze("round-0", evidence)
+    freeze_stage.freeze(Round.load("round-0", evidence))
     cohort = copied_benchmark / "models.json"
     data = json.loads(cohort.read_text())
     data["description"] += " (edited after preflight)"
     cohort.write_text(json.dumps(data, indent=2))
-    freeze_stage.freeze("round-0", evidence)  # no order yet: the new cohort is simply frozen
+    freeze_stage.freeze(
+        Round.load("round-0", evidence)
+    )  # no order yet: the new cohort is simply frozen
     draw_order(evidence)
     data["description"] += " (edited after the order was drawn)"
     cohort.write_text(json.dumps(data, indent=2))
     before = round_paths("round-0", evidence).round_json.read_bytes()
     with pytest.raises(freeze_stage.FrozenInputsChanged) as info:
-        freeze_stage.freeze("round-0", evidence)
+        freeze_stage.freeze(Round.load("round-0", evidence))
     message = str(info.value)
     assert "has its run order drawn (order.json)" in message and "cohort_sha256" in message
     assert "new round" in message
@@ -122,11 +125,11 @@ def test_cohort_is_protected_from_the_frozen_order_on(copied_benchmark: Path) ->
 
 def test_prompt_is_protected_from_the_frozen_order_on(frozen_inputs: Path) -> None:
     evidence = frozen_inputs / "evidence"
-    freeze_stage.freeze("round-0", evidence)
+    freeze_stage.freeze(Round.load("round-0", evidence))
     draw_order(evidence)
     (frozen_inputs / "tasks/atlas-rooms/prompt.md").write_bytes(b"Build the site, differently.\n")
     with pytest.raises(freeze_stage.FrozenInputsChanged, match="prompt_sha256"):
-        freeze_stage.freeze("round-0", evidence)
+        freeze_stage.freeze(Round.load("round-0", evidence))
 
 
 @pytest.mark.parametrize(
@@ -148,14 +151,14 @@ def test_round_tool_versions_must_equal_the_installed_tools(
     monkeypatch.setattr(tools, "VERSIONS_FILE", installed)
     evidence = frozen_inputs / "evidence"
     with pytest.raises(freeze_stage.ToolVersionMismatch) as info:
-        freeze_stage.freeze("round-0", evidence)
+        freeze_stage.freeze(Round.load("round-0", evidence))
     message = str(info.value)
     assert "round-0.json" in message and problem in message and str(installed) in message
     assert "new round" in message
     assert not round_paths("round-0", evidence).round_json.exists()
     key = load_cohort(load_round("round-0").cohort_path).candidates[0].key
     with pytest.raises(freeze_stage.ToolVersionMismatch):  # no paid session on other tools
-        harness.unit.run_unit("round-0", key, evidence_dir=evidence)
+        harness.unit.run_unit(Round.load("round-0", evidence), key)
 
 
 def test_node_version_with_or_without_v_prefix_matches(
@@ -165,7 +168,7 @@ def test_node_version_with_or_without_v_prefix_matches(
     installed.write_text(json.dumps({"node": "v22.23.5", "opencode": "1.17.18"}))
     monkeypatch.setattr(tools, "VERSIONS_FILE", installed)
     assert tools.version_mismatches({"node": "22.23.5", "opencode": "1.17.18"}) == []
-    freeze_stage.freeze("round-0", frozen_inputs / "evidence")
+    freeze_stage.freeze(Round.load("round-0", frozen_inputs / "evidence"))
 
 
 def test_replacement_command_refuses_a_unit_that_was_never_recorded(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from records.evidence.gateway import KeyCheck
 from records.inputs import load_round
 from records.io import read_record
 from records.layout import round_paths
+from records.round import Round
 from records.tools import OPENCODE
 from scoring.efficiency import cost_points
 
@@ -54,7 +55,7 @@ def test_a_keepalive_stall_past_the_window_is_a_replaceable_provider_outage(
     evidence: Path,
 ) -> None:
     record = run_unit(
-        "showcase", "keepalive-stall", evidence_dir=evidence, check_order=False, outage_seconds=3
+        Round.load("showcase", evidence), "keepalive-stall", check_order=False, outage_seconds=3
     )
     assert (record.stop_status, record.failure_class, record.validity) == (
         "provider_outage", "provider_outage", "invalid")  # fmt: skip
@@ -73,7 +74,7 @@ def test_a_keepalive_stall_past_the_window_is_a_replaceable_provider_outage(
 
 def test_an_in_stream_429_is_classed_rate_limit(evidence: Path) -> None:
     record = run_unit(
-        "showcase", "rate-limited", evidence_dir=evidence, check_order=False, outage_seconds=3
+        Round.load("showcase", evidence), "rate-limited", check_order=False, outage_seconds=3
     )
     assert record.gateway.error_classes.get("rate_limit", 0) >= 1
     assert "midstream_error" not in record.gateway.error_classes
@@ -81,7 +82,7 @@ def test_an_in_stream_429_is_classed_rate_limit(evidence: Path) -> None:
 
 
 def test_unknown_cost_stays_unknown(evidence: Path) -> None:
-    record = run_unit("showcase", "cost-unknown", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "cost-unknown", check_order=False)
     assert record.stop_status == "completed" and record.steps == 2
     assert record.cost_usd is None and record.gateway.unknown_cost_responses == 2
     assert record.gateway.cost_estimate_usd > 0  # the budget counted tokens x catalogue price
@@ -98,12 +99,14 @@ def test_a_low_credit_key_refuses_the_round_before_any_spending(
     cohort = load_round("showcase").cohort_path
     with Simulator.from_cohort(cohort, key_limit_usd=20.0) as low:
         with pytest.raises(SpendRefused, match="refused to start") as refused:
-            check_spend("showcase", evidence, Upstream("simulator", low.base_url, "sk-low"))
+            check_spend(
+                Round.load("showcase", evidence), Upstream("simulator", low.base_url, "sk-low")
+            )
         assert low.requests == []  # nothing was spent: no chat request reached the gateway
     assert "$20.00 of credit left" in str(refused.value)
     check = read_record(round_paths("showcase", evidence).key_check, KeyCheck)
     assert check.verdict == "refused" and check.limit_remaining_usd == 20.0
     assert check.max_spend.total_usd > 20.0 and check.max_spend.reservation_tokens == 32000
     with pytest.raises(UnitRefused, match="refused to start"):
-        run_unit("showcase", "idle", evidence_dir=evidence, check_order=False)
+        run_unit(Round.load("showcase", evidence), "idle", check_order=False)
     assert not round_paths("showcase", evidence).unit("idle-r1").root.exists()

@@ -28,6 +28,7 @@ from records.evidence.round import OrderRecord
 from records.evidence.session import RunningMarker, SessionRecord
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 from records.tools import OPENCODE
 
 pytestmark = [
@@ -57,7 +58,7 @@ def test_a_unit_refuses_to_start_before_an_earlier_one(evidence: Path, tmp_path:
         require_started_before(paths, UNITS, "idle-r2")
     require_started_before(paths, UNITS, "idle-r1")
     with pytest.raises(ParallelRefused, match="as its round file says"):
-        run_round("round-0", 4, tmp_path)
+        run_round(Round.load("round-0", tmp_path), 4)
 
 
 def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others(
@@ -67,7 +68,12 @@ def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others
     schedule: list[Schedule] = []
     runner = threading.Thread(
         target=lambda: schedule.append(
-            run_parallel("showcase", scheduled_units("showcase", evidence), 4, evidence, log=False)
+            run_parallel(
+                Round.load("showcase", evidence),
+                scheduled_units(Round.load("showcase", evidence)),
+                4,
+                log=False,
+            )
         )
     )
     runner.start()
@@ -108,5 +114,5 @@ def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others
     assert None not in worktrees and len(set(worktrees)) == len(UNITS)
     assert len({x.runner_pid for x in done.launches}) == len(UNITS)
     # the killed unit is recorded as a harness failure from its marker, never run again
-    recovered = run_unit("showcase", "idle", 2, evidence_dir=evidence, check_order=False)
+    recovered = run_unit(Round.load("showcase", evidence), "idle", 2, check_order=False)
     assert recovered.failure_class == "harness" and "killed" in recovered.failure_detail

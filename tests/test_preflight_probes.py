@@ -13,6 +13,7 @@ from harness.session.sandbox import bwrap_available
 from records.evidence.round import PreflightRecord
 from records.io import read_record
 from records.layout import round_paths
+from records.round import Round
 from records.tools import OPENCODE
 
 pytestmark = [
@@ -39,14 +40,14 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     ],
 )
 def test_catalogue_failures_are_not_testable(evidence: Path, key: str, detail: str) -> None:
-    record = run_preflight("showcase", key, evidence_dir=evidence)
+    record = run_preflight(Round.load("showcase", evidence), key)
     assert (record.verdict, record.reason_class, record.probes) == ("not_testable", "catalogue", [])
     assert detail in record.reason
     assert read_record(round_paths("showcase", evidence).preflight(key), PreflightRecord) == record
 
 
 def test_provider_errors_are_route_provider(evidence: Path) -> None:
-    record = run_preflight("showcase", "probe-404", evidence_dir=evidence)
+    record = run_preflight(Round.load("showcase", evidence), "probe-404")
     assert (record.verdict, record.reason_class) == ("not_testable", "route_provider")
     assert [p.error_classes for p in record.probes] == [["no_endpoint"]] * 3
     assert record.passed_fraction == "0/3"

@@ -171,7 +171,7 @@ def test_blind_codes_cannot_group_a_models_repetitions(tmp_path: Path) -> None:
     build_round_packets(ctx)
     codes = load_codes(ctx.paths)
     assert codes is not None and len({e.code for e in codes.codes}) == 6
-    secret = load_secret(ctx.paths, "test")
+    secret = load_secret(ctx.paths)
     assert all(e.code == draw_code(secret, e.unit) for e in codes.codes)
     index = ctx.paths.packets_index.read_text()
     assert "-r1" not in index and "builder" not in index

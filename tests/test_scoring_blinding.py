@@ -45,9 +45,9 @@ def signed_round(tmp_path: Path) -> tuple[RoundContext, str, str]:
 def test_a_packet_showing_identity_is_withheld_until_approved(tmp_path: Path) -> None:
     ctx, signed, other = signed_round(tmp_path)
     assert bundled_codes(ctx) == {other}
-    assert "Northwind Builder 1" in withheld(ctx.paths, "test")[signed]
+    assert "Northwind Builder 1" in withheld(ctx.paths)[signed]
     with pytest.raises(RecordError, match="nothing to decide"):
-        decide(ctx.paths, "test", other, "approved", "looked")
+        decide(ctx.paths, other, "approved", "looked")
     assert main(["decide", "--round", "test", "--evidence-dir", str(tmp_path), "--code", signed,
                  "--decision", "approved", "--reason", "the name is unreadable at 360 px",
                  "--by", "ops"]) == 0  # fmt: skip
@@ -64,15 +64,15 @@ def test_a_redaction_must_change_the_media_and_a_rebuild_undoing_it_withholds_ag
 ) -> None:
     ctx, signed, other = signed_round(tmp_path)
     with pytest.raises(RecordError, match="still the ones the packet stage built"):
-        decide(ctx.paths, "test", signed, "redacted", "blurred the footer")
+        decide(ctx.paths, signed, "redacted", "blurred the footer")
     packet = ctx.paths.packets_dir / signed
     for shot in (packet / "screenshots").iterdir():
         shot.write_bytes(b"\x89PNG\r\n\x1a\n\0blurred")  # the operator's redacted copy
-    decide(ctx.paths, "test", signed, "redacted", "blurred the footer")
+    decide(ctx.paths, signed, "redacted", "blurred the footer")
     assert bundled_codes(ctx) == {signed, other}
     build_round_packets(ctx)  # copies the original screenshots back: not what was decided on
     assert bundled_codes(ctx) == {other}
-    assert "changed since the operator's redacted decision" in withheld(ctx.paths, "test")[signed]
+    assert "changed since the operator's redacted decision" in withheld(ctx.paths)[signed]
 
 
 def test_unit_media_are_not_published_while_the_code_map_is_sealed() -> None:

@@ -13,6 +13,7 @@ from records.evidence.blind import DemoReviewSheet
 from records.inputs import load_round
 from records.io import RecordError, read_record
 from records.layout import REPO_ROOT, round_paths
+from records.round import Round
 from records.rubric import REVIEW_CRITERIA, REVIEW_RANGES
 from scoring.bundle import write_bundle
 from scoring.codes import load_codes
@@ -72,9 +73,9 @@ def test_demo_reviews_become_code_keyed_sheets_and_finish_the_board(tmp_path: Pa
     for key in ("strong-builder", "signer", "progress-liar"):
         make_unit(ctx, key, session(key, unit=f"{key}-r1", round_id="showcase"), result())
     with pytest.raises(RecordError, match="build the packets first"):
-        write_demo_reviews("showcase", tmp_path)
+        write_demo_reviews(Round.load("showcase", tmp_path))
     build_round_packets(ctx)
-    written = write_demo_reviews("showcase", tmp_path)
+    written = write_demo_reviews(Round.load("showcase", tmp_path))
     assert [p.name for p in written] == ["demo-a.csv", "demo-b.csv", "demo-c.csv"]
     codes = load_codes(ctx.paths)
     assert codes is not None
@@ -92,7 +93,7 @@ def test_demo_reviews_become_code_keyed_sheets_and_finish_the_board(tmp_path: Pa
     )
     assert load_round("round-0").kind == "real"
     with pytest.raises(RecordError, match="demo-only"):
-        write_demo_reviews("round-0", tmp_path)
+        write_demo_reviews(Round.load("round-0", tmp_path))
 
 
 def test_the_written_rubric_is_the_one_in_records() -> None:

@@ -92,7 +92,7 @@ def build_round(tmp_path: Path) -> RoundContext:
 def test_round_statuses_totals_and_traces(tmp_path: Path) -> None:
     ctx = build_round(tmp_path)
     build_round_packets(ctx)
-    unseal(ctx.paths, "test", "this test reads codes on the board", "test")  # else sealed
+    unseal(ctx.paths, "this test reads codes on the board", "test")  # else sealed
     codes = load_codes(ctx.paths)
     assert codes is not None
     strong = codes.code_of("strong-builder-r1")
@@ -205,7 +205,7 @@ def test_advancement_is_final_only_when_every_eligible_unit_is(tmp_path: Path) -
         ctx, "partial-builder", evaluation=result(failed=("venue-detail",), gates=("core-journey",))
     )
     build_round_packets(ctx)
-    unseal(ctx.paths, "test", "this test reads codes on the board", "test")  # else sealed
+    unseal(ctx.paths, "this test reads codes on the board", "test")  # else sealed
     codes = load_codes(ctx.paths)
     assert codes is not None
     eligible = [codes.code_of(u) for u in ("strong-builder-r1", "progress-liar-r1")]
@@ -263,7 +263,7 @@ def test_not_testable_rows_carry_the_probe_fraction(tmp_path: Path) -> None:
 def reviewed(ctx: RoundContext, units: list[str]) -> list[str]:
     """Packets, then two complete reviews of every listed unit's code; returns the codes."""
     build_round_packets(ctx)
-    unseal(ctx.paths, "test", "this test reads codes on the board", "test")
+    unseal(ctx.paths, "this test reads codes on the board", "test")
     codes = load_codes(ctx.paths)
     assert codes is not None
     listed = [codes.code_of(u) for u in units]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,18 +30,20 @@ from scoring.packets import build_round_packets
 
 def test_codes_are_drawn_once_and_appended(tmp_path: Path) -> None:
     paths = round_paths("r", tmp_path)
-    first = assign_codes(paths, "r", ["b-r1", "a-r1"])
+    first = assign_codes(paths, ["b-r1", "a-r1"])
     assert [e.unit for e in first.codes] == ["a-r1", "b-r1"]
     assert all(e.code.startswith("C-") and len(e.code) == 2 + CODE_LENGTH for e in first.codes)
     secret = bytes.fromhex(read_record(paths.code_secret, CodeSecret).secret_hex)
     assert first.code_of("a-r1") == draw_code(secret, "a-r1")
-    second = assign_codes(paths, "r", ["c-r1", "a-r1"])
+    second = assign_codes(paths, ["c-r1", "a-r1"])
     assert second.codes[:2] == first.codes and second.codes[2].unit == "c-r1"
     assert load_codes(paths) == second
     assert paths.codes.is_relative_to(paths.private_dir)
     assert paths.code_secret.stat().st_mode & 0o077 == 0  # the operator's only
+    other = round_paths("other", tmp_path)  # the codes of round r, copied into another round
+    shutil.copytree(paths.root, other.root)
     with pytest.raises(RecordError, match="never redrawn"):
-        assign_codes(paths, "other", ["a-r1"])
+        assign_codes(other, ["a-r1"])
 
 
 def test_code_collisions_take_the_next_attempt(
@@ -49,7 +52,7 @@ def test_code_collisions_take_the_next_attempt(
     import scoring.codes as codes
 
     monkeypatch.setattr(codes, "draw_code", lambda secret, unit, attempt=0: f"C-{attempt:04d}")
-    record = codes.assign_codes(round_paths("r", tmp_path), "r", ["a", "b"])
+    record = codes.assign_codes(round_paths("r", tmp_path), ["a", "b"])
     assert [e.code for e in record.codes] == ["C-0000", "C-0001"]
 
 
@@ -59,10 +62,7 @@ def test_codes_cannot_be_recomputed_from_public_inputs(tmp_path: Path) -> None:
     round file (seed included)."""
     settings = load_round("showcase")
     units = [f"{c.key}-r1" for c in demo_cohort().candidates]
-    drawn = [
-        assign_codes(round_paths("showcase", tmp_path / name), "showcase", units)
-        for name in ("a", "b")
-    ]
+    drawn = [assign_codes(round_paths("showcase", tmp_path / name), units) for name in ("a", "b")]
     first, second = ([e.code for e in d.codes] for d in drawn)
     assert first != second
     assert sum(a == b for a, b in zip(first, second, strict=True)) <= 1  # 1/31^4 chance each
@@ -82,7 +82,7 @@ def test_schema_1_codes_are_kept_and_flagged_recomputable(tmp_path: Path) -> Non
     legacy = {"round_id": "r", "seed": 7, "scheme": "old", "codes": [
         {"unit": "a-r1", "code": legacy_code(7, "a-r1")}]}  # fmt: skip
     paths.legacy_codes.write_text(json.dumps(legacy))
-    record = assign_codes(paths, "r", ["a-r1", "b-r1"])
+    record = assign_codes(paths, ["a-r1", "b-r1"])
     assert record.code_of("a-r1") == legacy_code(7, "a-r1")  # handed out already: never redrawn
     assert [e.unit for e in record.recomputable] == ["a-r1"]
     assert record.codes[1].scheme == "secret-hmac" and record.migrated_from == "codes.json"

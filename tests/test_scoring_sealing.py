@@ -66,7 +66,7 @@ def test_the_operator_unseals_explicitly_and_it_is_recorded(tmp_path: Path) -> N
     assert score_context(ctx).code_map.sealed  # type: ignore[union-attr]
     with pytest.raises(SystemExit):
         main(["unseal", "test", "--evidence-dir", evidence])  # a reason is required
-    unseal(ctx.paths, "test", "reviewer pool exhausted", "ops")  # what the CLI records
+    unseal(ctx.paths, "reviewer pool exhausted", "ops")  # what the CLI records
     record = read_record(ctx.paths.unsealing, Unsealing)
     assert (record.by, record.reason, record.reviews_complete) == (
         "ops",

@@ -19,6 +19,7 @@ from harness.unit import UnitRefused, run_unit
 from records.evidence.gateway import GatewaySummary
 from records.io import append_jsonl
 from records.layout import REPO_ROOT, TOOLS_DIR, UnitPaths, round_paths
+from records.round import Round
 
 # Real `opencode run --format json` output: a copy of ../shared/reference/opencode-1.17.18/.
 REFERENCE = Path(__file__).parent / "data/reference/opencode-1.17.18/run-format-json-events.jsonl"
@@ -160,7 +161,7 @@ def test_paid_round_without_key_refuses(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     monkeypatch.setattr("harness.preflight.require_isolation", lambda paid: True)
     with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
-        run_preflight("round-0", "claude-opus", evidence_dir=tmp_path)
+        run_preflight(Round.load("round-0", tmp_path), "claude-opus")
     assert not list(tmp_path.rglob("*.json"))
 
 
@@ -199,7 +200,7 @@ def test_an_unreadable_running_marker_stops_and_asks_never_a_second_session(
         paths.running_marker.unlink()
     before = {p.name: p.read_bytes() for p in paths.root.iterdir()}
     with pytest.raises(UnitRefused) as refused:
-        run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
+        run_unit(Round.load("showcase", evidence), "strong-builder", check_order=False)
     message = str(refused.value)
     assert str(paths.running_marker) in message and "none was started" in message
     assert "ps -ef | grep strong-builder-r1" in message and "Never delete it" in message
@@ -218,7 +219,7 @@ def test_a_valid_marker_of_a_dead_runner_is_still_recovered_not_refused(
 
 def test_a_real_round_runs_no_unit_under_another_wall_clock_ceiling(tmp_path: Path) -> None:
     with pytest.raises(UnitRefused, match="its wall-clock ceiling is 1800 s .* not 90 s"):
-        run_unit("round-0", "claude-opus", evidence_dir=tmp_path, wall_clock_seconds=90)
+        run_unit(Round.load("round-0", tmp_path), "claude-opus", wall_clock_seconds=90)
     assert not list(tmp_path.rglob("*"))
 
 
@@ -230,7 +231,7 @@ def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
     shutil.copy(REFERENCE, paths.events)  # the first session's events (a real OpenCode log)
     paths.running_marker.write_text("{")  # unparsable
     with pytest.raises(UnitRefused):
-        run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
+        run_unit(Round.load("showcase", evidence), "strong-builder", check_order=False)
     with pytest.raises(RepairRefused, match="a reason is required"):
         repair_marker("showcase", "strong-builder-r1", " ", evidence_dir=evidence)
     repair = repair_marker(
@@ -240,7 +241,7 @@ def test_after_the_operator_writes_the_marker_back_the_unit_is_recorded_not_run(
     assert "unreadable running marker" in repair.problem and repair.scratch is None
     with pytest.raises(RepairRefused, match="written back once already"):
         repair_marker("showcase", "strong-builder-r1", "again", evidence_dir=evidence)
-    record = run_unit("showcase", "strong-builder", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "strong-builder", check_order=False)
     assert (record.stop_status, record.validity, record.failure_class) == (
         "crashed", "invalid", "harness")  # fmt: skip
     assert "marker-repair.json" in record.evidence_files and not paths.running_marker.exists()

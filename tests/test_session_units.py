@@ -28,6 +28,7 @@ from records.evidence.agent import AgentTrace
 from records.evidence.round import PreflightRecord
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 from records.task import DEFAULT_TASK, load_task
 from records.tools import OPENCODE
 from scoring.efficiency import score_efficiency
@@ -55,7 +56,7 @@ def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
     # first command on a machine at load 20, where 90 s once ended before the first command ran;
     # the round's 30 minutes would be too slow for a test)
     record = run_unit(
-        "showcase", "slow-lite", 2, evidence_dir=evidence, check_order=False, wall_clock_seconds=120
+        Round.load("showcase", evidence), "slow-lite", 2, check_order=False, wall_clock_seconds=120
     )
     assert (record.stop_status, record.validity, record.failure_class) == (
         "time_ceiling", "valid", "model")  # fmt: skip
@@ -67,7 +68,7 @@ def test_time_ceiling_stop_is_scored_with_status(evidence: Path) -> None:
 def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
     """Issue 29 (4): the host stopping the sandbox at its process limit was recorded as
     `completed`, failure class model, 2 completion points, disclosed nowhere."""
-    record = run_unit("showcase", "process-storm", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "process-storm", check_order=False)
     assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
         "resource_limit", "valid", "model", "resource-limit")  # fmt: skip
     assert record.resource_limit and record.resource_limit.startswith("nproc: ")
@@ -83,7 +84,7 @@ def test_a_sandbox_limit_kill_is_its_own_disclosed_stop(evidence: Path) -> None:
 
 
 def test_contradicting_identity_invalidates(evidence: Path) -> None:
-    record = run_unit("showcase", "swap-lite", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "swap-lite", check_order=False)
     assert record.validity == "invalid" and record.identity.verdict == "contradicts"
     assert record.identity.contradictions == ["demo-mirror/cheaper-0"]
     assert any("identity contradicts" in r for r in record.invalid_reasons)
@@ -91,7 +92,7 @@ def test_contradicting_identity_invalidates(evidence: Path) -> None:
 
 def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> None:
     record = run_unit(
-        "showcase", "outage-lite", evidence_dir=evidence, check_order=False, outage_seconds=4
+        Round.load("showcase", evidence), "outage-lite", check_order=False, outage_seconds=4
     )
     assert (record.stop_status, record.failure_class, record.validity) == (
         "provider_outage", "provider_outage", "invalid")  # fmt: skip
@@ -103,12 +104,12 @@ def test_provider_outage_is_reported_apart_and_replaceable(evidence: Path) -> No
     with pytest.raises(ReplacementRefused, match="one replacement"):
         create_replacement("showcase", "outage-lite-r1", "again", evidence_dir=evidence)
     with pytest.raises(ReplacementRefused, match="without replacement.json"):
-        run_unit("showcase", "swap-lite", evidence_dir=evidence, replacement=1)
+        run_unit(Round.load("showcase", evidence), "swap-lite", replacement=1)
 
 
 def test_a_truncated_stream_is_the_providers_never_a_completed_turn(evidence: Path) -> None:
     """OpenCode takes a stream cut before its finish_reason as a finished turn and exits 0."""
-    record = run_unit("showcase", "cut-stream", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "cut-stream", check_order=False)
     assert (record.failure_class, record.validity, record.attribution) == (
         "provider_outage", "invalid", "provider-truncated")  # fmt: skip
     assert record.gateway.truncated == 1 and "truncated stream" in record.failure_detail
@@ -121,7 +122,7 @@ def test_a_truncated_stream_is_the_providers_never_a_completed_turn(evidence: Pa
 def test_a_stall_after_the_first_words_ends_the_session_as_an_outage(evidence: Path) -> None:
     started = time.monotonic()
     record = run_unit(
-        "showcase", "midway-stall", evidence_dir=evidence, check_order=False, outage_seconds=4
+        Round.load("showcase", evidence), "midway-stall", check_order=False, outage_seconds=4
     )
     # not the 600 s stall (a loaded CI machine makes one OpenCode session take 10x its quiet 8 s)
     assert time.monotonic() - started < 400
@@ -145,10 +146,8 @@ def test_an_agent_that_finished_but_does_not_exit_completed_without_a_clean_exit
 ) -> None:
     monkeypatch.setattr(session_run, "LINGER_SECONDS", 3.0)
     started = time.monotonic()
-    record = run_unit(
-        "showcase", "quick-lite", evidence_dir=evidence, check_order=False,
-        agent=LingeringOpenCode(),
-    )  # fmt: skip
+    showcase = Round.load("showcase", evidence)
+    record = run_unit(showcase, "quick-lite", check_order=False, agent=LingeringOpenCode())
     # not the 10-minute linger (a loaded CI machine makes one OpenCode session take 100 s)
     assert time.monotonic() - started < 400
     assert (record.stop_status, record.validity, record.failure_class, record.attribution) == (
@@ -163,7 +162,7 @@ def test_an_agent_that_finished_but_does_not_exit_completed_without_a_clean_exit
 
 def test_a_bill_above_the_metered_cost_is_flagged_beside_it(evidence: Path) -> None:
     """The showcase's under-reporter: its streams report a tenth of what the key is charged."""
-    record = run_unit("showcase", "under-reporter", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "under-reporter", check_order=False)
     bill = record.cost_reconciliation
     assert bill is not None and record.cost_usd is not None and record.validity == "valid"
     assert (bill.metered_usd, bill.shared_key, bill.flagged) == (record.cost_usd, False, True)
@@ -172,7 +171,7 @@ def test_a_bill_above_the_metered_cost_is_flagged_beside_it(evidence: Path) -> N
 
 
 def test_an_answer_from_outside_the_pinned_providers_invalidates(evidence: Path) -> None:
-    record = run_unit("showcase", "provider-drift", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "provider-drift", check_order=False)
     assert (record.validity, record.identity.verdict) == ("invalid", "contradicts")
     assert record.identity.pinned_providers == ["Demo Cloud"]
     assert record.identity.provider_contradictions == ["Auto Cloud"]
@@ -194,7 +193,7 @@ def test_changed_prompt_means_invalid_and_no_session(
     shutil.copytree(real.folder, copy, ignore=shutil.ignore_patterns("node_modules", "dist"))
     (copy / "prompt.md").write_bytes(real.prompt.read_bytes() + b"one more line\n")
     monkeypatch.setattr(records.task, "TASKS_DIR", tmp_path / "tasks")
-    record = run_unit("showcase", "partial-builder", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "partial-builder", check_order=False)
     assert (record.stop_status, record.validity) == ("not_started", "invalid")
     assert any(r.startswith("prompt/starter: prompt sha256") for r in record.invalid_reasons)
     assert "events.jsonl" not in unit_files(evidence, "partial-builder-r1")
@@ -212,22 +211,21 @@ def test_frozen_order_is_drawn_once_and_enforced(
 ) -> None:
     evidence = tmp_path / "evidence"
     freeze_demo(evidence)
-    cohort = [c.key for c in run_order.load_cohort(run_order.load_round("showcase").cohort_path)
-              .candidates]  # fmt: skip
+    cohort = [c.key for c in Round.load("showcase").cohort.candidates]
     for key in cohort:
         write_record(
             round_paths("showcase", evidence).preflight(key), preflight(key, key != "idle")
         )
-    frozen = run_order.freeze_order("showcase", evidence)
+    frozen = run_order.freeze_order(Round.load("showcase", evidence))
     assert sorted(frozen.qualified) == sorted(k for k in cohort if k != "idle")
     assert frozen.order == run_order.draw(frozen.qualified, frozen.seed)
-    assert run_order.freeze_order("showcase", evidence) == frozen
+    assert run_order.freeze_order(Round.load("showcase", evidence)) == frozen
     write_record(round_paths("showcase", evidence).preflight("idle"), preflight("idle", True))
     with pytest.raises(run_order.OrderError, match="never redrawn"):
-        run_order.freeze_order("showcase", evidence)
+        run_order.freeze_order(Round.load("showcase", evidence))
     second = frozen.order[1].removesuffix("-r1")
     with pytest.raises(UnitRefused, match="run that one first"):
-        run_unit("showcase", second, evidence_dir=evidence)
+        run_unit(Round.load("showcase", evidence), second)
 
 
 def preflight(key: str, qualified: bool) -> PreflightRecord:
@@ -252,7 +250,7 @@ def test_draw_rotates_per_repetition() -> None:
 
 
 def test_escape_attempts_get_nothing_and_are_visible(evidence: Path) -> None:
-    record = run_unit("showcase", "escape-artist", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "escape-artist", check_order=False)
     assert record.stop_status == "completed" and record.isolation.level == "bwrap-loopback-proxy"
     paths = round_paths("showcase", evidence).unit("escape-artist-r1")
     trace = read_record(paths.trace, AgentTrace)
@@ -336,7 +334,7 @@ def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
     assert not process_alive(marker["agent_pgid"])
     assert not sandbox_left()
     requests = len(paths.gateway.read_text().splitlines())
-    record = run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "slow-lite", check_order=False)
     assert (record.stop_status, record.failure_class, record.validity) == (
         "crashed", "harness", "invalid")  # fmt: skip
     assert any("killed mid-session" in r for r in record.invalid_reasons)
@@ -347,4 +345,4 @@ def test_killed_runner_becomes_a_harness_failure_not_a_second_session(
     )
     assert not Path(marker["scratch"]).exists()
     with pytest.raises(UnitRefused):
-        run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
+        run_unit(Round.load("showcase", evidence), "slow-lite", check_order=False)

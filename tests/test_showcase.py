@@ -18,6 +18,7 @@ import pytest
 from demo_build import DemoBuild, demo_build
 from rule_paths import unexercised
 
+from evaluator.check_set import task_checks
 from evaluator.controls.run import control_names, mutant_patches, variant_patches
 from records.controls_stamp import controls_current
 from records.evidence.controls import read_controls
@@ -92,7 +93,7 @@ def test_every_cast_member_ends_in_its_designed_evidence(built: Path) -> None:
 def test_all_controls_match(built: Path) -> None:
     rows = read_controls(controls_json(built)) or []
     assert [r.control for r in rows] == control_names(
-        mutant_patches(TASK.mutants), variant_patches(TASK.variants)
+        task_checks(TASK), mutant_patches(TASK.mutants), variant_patches(TASK.variants)
     )
     bad = [(r.control, r.reason) for r in rows if not r.match]
     assert not bad, bad

@@ -28,6 +28,7 @@ from records.evidence.round import RoundRecord
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record
 from records.layout import REPO_ROOT, controls_json, round_paths
+from records.round import Round
 from records.rubric import MAX_AUTOMATED
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
@@ -48,7 +49,7 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 def built(evidence: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     round_id, folder = evidence
     started = time.perf_counter()
-    site = render_site(round_id, folder, tmp_path_factory.mktemp("site") / "build")
+    site = render_site(Round.load(round_id, folder), tmp_path_factory.mktemp("site") / "build")
     print(f"render_site: {time.perf_counter() - started:.2f} s")
     return site
 
@@ -334,7 +335,7 @@ def digest(folder: Path) -> dict[str, str]:
 
 
 def test_output_is_deterministic(built: Path, evidence: tuple[str, Path], tmp_path: Path) -> None:
-    again = render_site(evidence[0], evidence[1], tmp_path / "build")
+    again = render_site(Round.load(evidence[0], evidence[1]), tmp_path / "build")
     assert digest(again) == digest(built)
 
 
@@ -345,14 +346,17 @@ def test_absent_optional_files_are_tolerated(evidence: tuple[str, Path], tmp_pat
     board = read_record(paths.leaderboard, Leaderboard)
     paths.leaderboard.unlink()
     controls_json(folder).unlink()
-    unscored = {r.unit: r.status for r in leaderboard_rows(load_round_evidence(round_id, folder))}
+    unscored = {
+        r.unit: r.status
+        for r in leaderboard_rows(load_round_evidence(Round.load(round_id, folder)))
+    }
     assert unscored == {r.unit: r.status for r in board.units}  # scoring's statuses, not the site's
     for video in paths.units_dir.glob("*/evaluation/*.webm"):
         video.unlink()
         result = json.loads((video.parent / "result.json").read_text())
         result["video"] = None
         (video.parent / "result.json").write_text(json.dumps(result))
-    site = render_site(round_id, folder, tmp_path / "build")
+    site = render_site(Round.load(round_id, folder), tmp_path / "build")
     assert "Scoring has not run yet" in text(site, "leaderboard.html")
     assert "No controls evidence" in text(site, "calibration.html")
     unit = evaluated(paths.units_dir)[0].name
@@ -387,7 +391,7 @@ def test_malformed_file_is_named(
     target = Path(os.path.normpath(paths.root / relative.replace("UNIT", f"units/{unit}")))
     target.write_text(content)
     with pytest.raises(RecordError) as caught:
-        render_site(round_id, folder, tmp_path / "build")
+        render_site(Round.load(round_id, folder), tmp_path / "build")
     assert str(target) in str(caught.value) and needle in str(caught.value)
     assert not (tmp_path / "build" / "site").exists()  # nothing half-built is left as the site
 
@@ -409,7 +413,7 @@ def test_a_unit_with_an_unreadable_file_stays_on_the_site(
     (paths.root / relative.replace("UNIT", f"units/{unit}")).write_text(content)
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence(round_id, folder), docs)
+    render_docs(load_round_evidence(Round.load(round_id, folder)), docs)
     assert (docs / "units" / f"{unit}.md").is_file()
 
 
@@ -419,7 +423,7 @@ def test_listed_but_missing_media_is_an_error(evidence: tuple[str, Path], tmp_pa
     unit = evaluated(round_paths(round_id, folder).units_dir)[0]
     shutil.rmtree(unit / "evaluation" / "screenshots")
     with pytest.raises(RecordError, match="does not exist"):
-        render_site(round_id, folder, tmp_path / "build")
+        render_site(Round.load(round_id, folder), tmp_path / "build")
 
 
 def test_methodology_names_computing_files() -> None:

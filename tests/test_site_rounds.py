@@ -22,6 +22,7 @@ from publish.views import DIMENSIONS, SHORT_LABELS, fmt_points
 from records.evidence.scoring import Leaderboard
 from records.io import RecordError, read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 from scoring.aggregate import aggregate_round
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
@@ -185,7 +186,7 @@ def test_own_model_leaderboard_comes_first_and_downloads(
     folder = copy_evidence(source, tmp_path / "evidence")
     paths = round_paths(round_id, folder)
     write_record(paths.model_leaderboard, aggregate_round(paths, 1))
-    site = render_site(round_id, folder, tmp_path / "build")
+    site = render_site(Round.load(round_id, folder), tmp_path / "build")
     html = text(site, "leaderboard.html")
     assert 0 < html.index('id="models"') < html.index('id="leaderboard"')
     models = json.loads(paths.model_leaderboard.read_text())["models"]
@@ -246,6 +247,6 @@ def test_malformed_other_round_is_named(
     else:
         target.write_text(content)
     with pytest.raises(RecordError) as caught:
-        render_site(round_id, folder, tmp_path / "build")
+        render_site(Round.load(round_id, folder), tmp_path / "build")
     assert str(target) in str(caught.value) and needle in str(caught.value)
     assert not (tmp_path / "build" / "site").exists()

@@ -16,6 +16,7 @@ from publish.render import render_docs
 from publish.sources import load_round_evidence
 from records.io import write_record
 from records.layout import round_paths
+from records.round import Round
 from scoring.evidence import RoundContext
 from scoring.pipeline import score_context
 
@@ -42,7 +43,7 @@ def render(tmp_path: Path) -> Path:
     score_context(ctx)
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(load_round_evidence("showcase", evidence), docs)
+    render_docs(load_round_evidence(Round.load("showcase", evidence)), docs)
     return docs
 
 

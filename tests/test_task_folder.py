@@ -15,6 +15,7 @@ from evaluator.check_set import task_checks
 from records.inputs import load_round, rounds_dir
 from records.io import RecordError
 from records.layout import round_paths
+from records.round import Round
 from records.task import DEFAULT_TASK, TASK_FILE, load_task, task_ids
 
 
@@ -77,7 +78,7 @@ def test_a_task_without_its_prompt_or_folder_is_refused(tmp_path: Path) -> None:
 def test_a_round_names_its_task_and_the_freeze_records_it(frozen_inputs: Path) -> None:
     settings = load_round("round-0")
     assert settings.task == DEFAULT_TASK  # a round file that names none
-    record = freeze_stage.freeze("round-0", frozen_inputs / "evidence")
+    record = freeze_stage.freeze(Round.load("round-0", frozen_inputs / "evidence"))
     assert record.schema_version == 3 and record.task == settings.load_task().ref
     assert round_paths("round-0", frozen_inputs / "evidence").round_json.is_file()
 
@@ -92,5 +93,5 @@ def test_a_round_naming_an_unknown_task_is_refused_before_freezing(
                                                        "task": "no-such-task"}))  # fmt: skip
     monkeypatch.setattr("records.inputs.rounds_dir", lambda: rounds)
     with pytest.raises(RecordError, match="no-such-task/task.json: file not found"):
-        freeze_stage.freeze("elsewhere", tmp_path / "evidence")
+        freeze_stage.freeze(Round.load("elsewhere", tmp_path / "evidence"))
     assert not (tmp_path / "evidence").exists()

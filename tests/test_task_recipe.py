@@ -22,6 +22,7 @@ from records.evidence.controls import read_controls
 from records.evidence.evaluation import Calibration
 from records.io import read_record
 from records.layout import controls_json, round_paths
+from records.round import Round
 from records.task import load_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -118,9 +119,9 @@ def test_a_new_task_runs_its_controls_calibration_and_freeze(toy: Path) -> None:
     ]  # fmt: skip
     assert all(r.match for r in rows), [(r.control, r.reason) for r in rows]
     assert rows[0].actual_score == 60 and rows[1].gates_failed == ["core-journey"]
-    record = freeze("toy-round", evidence)
+    record = freeze(Round.load("toy-round", evidence))
     assert record.task is not None and (record.task.id, record.task.version) == ("toy", "0.1")
-    assert calibrate("toy-round", evidence) == 0
+    assert calibrate(Round.load("toy-round", evidence)) == 0
     calibration = read_record(round_paths("toy-round", evidence).calibration, Calibration)
     assert (calibration.automated_score, calibration.expected_score) == (35, 35)
     assert calibration.missing_core_journeys == calibration.journeys == ["greet"]

@@ -32,6 +32,7 @@ from records.evidence.session import SessionRecord
 from records.hashing import file_sha256
 from records.io import read_record, write_record
 from records.layout import round_paths
+from records.round import Round
 from records.tools import OPENCODE
 
 pytestmark = [
@@ -105,7 +106,7 @@ def test_a_crash_records_what_was_measured_and_a_crashed_replacement_keeps_its_o
     ).inputs.prompt_sha256
     began = time.time()
     kill_runner_at(evidence, tmp_path, "worktree")
-    record = run_unit("showcase", "idle", evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "idle", check_order=False)
     assert (record.stop_status, record.failure_class, record.validity) == (
         "crashed", "harness", "invalid")  # fmt: skip
     assert record.prompt_sha256 == prompt  # hashed before the marker's first write
@@ -117,7 +118,7 @@ def test_a_crash_records_what_was_measured_and_a_crashed_replacement_keeps_its_o
 
     create_replacement("showcase", "idle-r1", "the runner was killed", evidence_dir=evidence)
     kill_runner_at(evidence, tmp_path, "session", replacement=1)
-    again = run_unit("showcase", "idle", evidence_dir=evidence, check_order=False, replacement=1)
+    again = run_unit(Round.load("showcase", evidence), "idle", check_order=False, replacement=1)
     assert (again.unit, again.stop_status, again.replacement_of) == (
         "idle-r1-x1", "crashed", "idle-r1")  # fmt: skip
     assert again.starter_tree_sha256 == again.frozen_starter_tree_sha256
@@ -131,7 +132,7 @@ def test_session_json_holds_the_archive_hash_and_the_evaluator_refuses_another_a
     kill_runner_at(evidence, tmp_path, "session", repetition=2)
     killed = time.time()
     time.sleep(3.0)  # the next doit comes later: its own writes are not the session's
-    record = run_unit("showcase", "idle", 2, evidence_dir=evidence, check_order=False)
+    record = run_unit(Round.load("showcase", evidence), "idle", 2, check_order=False)
     assert 0.0 < record.elapsed_seconds <= killed - began + 1.0  # start_at has whole seconds
     paths = round_paths("showcase", evidence).unit("idle-r2")
     assert read_record(paths.session, SessionRecord).schema_version >= 3  # the archive hash
@@ -140,7 +141,7 @@ def test_session_json_holds_the_archive_hash_and_the_evaluator_refuses_another_a
     with paths.archive.open("ab") as handle:
         handle.write(b"\0")  # altered after the session
     with pytest.raises(ArchiveMismatch, match=r"worktree\.tar\.gz: SHA-256 .* differs"):
-        evaluate_unit("showcase", "idle-r2", evidence)
+        evaluate_unit(Round.load("showcase", evidence), "idle-r2")
     assert not paths.result.exists()  # refused before anything was evaluated
 
 
@@ -151,10 +152,10 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
     freeze_demo(ev)
     unit_dir = round_paths("showcase", ev).unit("idle-r1").root
     with pytest.raises(UnitRefused, match=r"key-check\.json is missing"):
-        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
-    check_spend("showcase", ev)
+        run_unit(Round.load("showcase", ev), "idle", check_order=False)
+    check_spend(Round.load("showcase", ev))
     with pytest.raises(UnitRefused, match=r"calibration\.json is missing: run the calibration"):
-        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
+        run_unit(Round.load("showcase", ev), "idle", check_order=False)
     failed = Calibration(
         round_id="showcase", passed=False, automated_score=31, expected_score=26,
         checks_executed=15, hard_gate_failed=True, missing_core_journeys=[], install_ok=True,
@@ -163,7 +164,7 @@ def test_the_unit_stage_refuses_without_a_passing_key_check_and_calibration(
     )  # fmt: skip
     write_record(round_paths("showcase", ev).calibration, failed)
     with pytest.raises(UnitRefused, match="calibration did not pass .*31/60"):
-        run_unit("showcase", "idle", evidence_dir=ev, check_order=False)
+        run_unit(Round.load("showcase", ev), "idle", check_order=False)
     assert not unit_dir.exists()  # nothing started, nothing spent
 
 
@@ -173,8 +174,8 @@ def test_the_preflight_probes_refuse_without_a_passing_key_check_and_calibration
     ev = tmp_path / "evidence"
     freeze_demo(ev)
     with pytest.raises(PreconditionFailed, match=r"key-check\.json is missing"):
-        run_preflight("showcase", "idle", evidence_dir=ev)
-    check_spend("showcase", ev)
+        run_preflight(Round.load("showcase", ev), "idle")
+    check_spend(Round.load("showcase", ev))
     with pytest.raises(PreconditionFailed, match=r"calibration\.json is missing"):
-        run_preflight("showcase", "idle", evidence_dir=ev)
+        run_preflight(Round.load("showcase", ev), "idle")
     assert not round_paths("showcase", ev).preflight_dir.exists()  # no probe ran, nothing spent

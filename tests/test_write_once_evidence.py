@@ -18,6 +18,7 @@ from harness.spend import check_spend
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.io import atomic_write_bytes, read_record
 from records.layout import round_paths
+from records.round import Round
 
 
 def history_copies(history: Path, name: str) -> list[Path]:
@@ -30,12 +31,14 @@ def test_catalogue_and_key_check_reruns_keep_the_earlier_files(
     evidence = tmp_path / "evidence"
     freeze_demo(evidence)
     paths = round_paths("showcase", evidence)
-    assert catalogue_stage("showcase", evidence)
-    check_spend("showcase", evidence)
+    assert catalogue_stage(Round.load("showcase", evidence))
+    check_spend(Round.load("showcase", evidence))
     first = {p.name: p.read_bytes() for p in (paths.catalogue, paths.key_check)}
     assert not paths.history.exists()  # a first run has nothing to keep
-    assert catalogue_stage("showcase", evidence)  # e.g. after `doit forget catalogue spend`
-    check_spend("showcase", evidence)
+    assert catalogue_stage(
+        Round.load("showcase", evidence)
+    )  # e.g. after `doit forget catalogue spend`
+    check_spend(Round.load("showcase", evidence))
     for name, data in first.items():
         kept = history_copies(paths.history, name)
         assert [p.read_bytes() for p in kept] == [data], name
@@ -48,9 +51,9 @@ def test_a_re_evaluation_keeps_the_earlier_result(tmp_path: Path) -> None:
     worktree.mkdir()
     (worktree / "package.json").write_text("{ not json")  # fails at install: a fast evaluation
     atomic_write_bytes(paths.archive, archive_bytes(worktree))
-    evaluate_unit("showcase", "idle-r1", tmp_path / "evidence")
+    evaluate_unit(Round.load("showcase", tmp_path / "evidence"), "idle-r1")
     earlier = paths.result.read_bytes()
-    evaluate_unit("showcase", "idle-r1", tmp_path / "evidence")
+    evaluate_unit(Round.load("showcase", tmp_path / "evidence"), "idle-r1")
     kept = history_copies(paths.history, "evaluation/result.json")
     assert [p.read_bytes() for p in kept] == [earlier]
     assert read_record(paths.result, EvaluationResult).install_ok is False  # the new one
@@ -69,7 +72,7 @@ def test_a_calibration_rerun_keeps_the_earlier_verdict_and_output(
     paths.calibration_dir.mkdir(parents=True)
     (paths.calibration_dir / "result.json").write_text("{}")
     paths.calibration.write_text('{"partial": true}')
-    assert calibration.calibrate("showcase", evidence) == 0
+    assert calibration.calibrate(Round.load("showcase", evidence)) == 0
     (entry,) = paths.history.iterdir()
     assert (entry / "calibration.json").read_text() == '{"partial": true}'
     assert (entry / "calibration" / "result.json").read_text() == "{}"

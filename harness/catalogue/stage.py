@@ -1,6 +1,6 @@
 """The round's catalogue stage (`doit catalogue`), before anything is spent.
 
-    catalogue_stage(round_id) -> bool
+    catalogue_stage(rnd) -> bool
 
 Checks the cohort against the round's own gateway catalogue (live OpenRouter for a real round, the
 round's simulator for a demo or rehearsal), prints the table, and writes the report to
@@ -9,31 +9,27 @@ records those routes as not testable (class `catalogue`) through the same check.
 (the cohort file contradicts the catalogue, e.g. a reasoning policy) fails the stage: fix the cohort
 before the round is frozen.
 
-`price_lines(round_id)` is what the spend announcement says about prices, from that report.
+`price_lines(rnd)` is what the spend announcement says about prices, from that report.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harness.catalogue.check import OPENCODE_MAX_TOKENS, check_cohort, render_table
 from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
 from records.evidence.catalogue import CatalogueReport
-from records.inputs import load_cohort, load_round
 from records.io import move_to_history, read_record, write_record
-from records.layout import EVIDENCE_DIR, round_paths
+from records.round import Round
 
 
-def catalogue_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> bool:
-    settings = load_round(round_id)
-    cohort = load_cohort(settings.cohort_path)
+def catalogue_stage(rnd: Round) -> bool:
+    settings, cohort, round_id = rnd.settings, rnd.cohort, rnd.id
     try:
         catalogue = fetch_live_catalogue(settings)
     except LiveCatalogueUnavailable as exc:
         print(f"catalogue check of round {round_id!r}: {exc}")
         return False
     report = check_cohort(cohort, catalogue, round_id=round_id, cohort_path=settings.cohort_path)
-    paths = round_paths(round_id, evidence_dir)
+    paths = rnd.paths
     kept = move_to_history([paths.catalogue], paths.history)  # write-once: never replaced
     if kept is not None:
         print(f"catalogue: the earlier catalogue check is kept in {kept}")
@@ -54,15 +50,15 @@ def catalogue_stage(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> bool:
     return not inputs
 
 
-def read_report(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> CatalogueReport | None:
-    path = round_paths(round_id, evidence_dir).catalogue
+def read_report(rnd: Round) -> CatalogueReport | None:
+    path = rnd.paths.catalogue
     return read_record(path, CatalogueReport) if path.exists() else None
 
 
-def price_lines(round_id: str, evidence_dir: Path = EVIDENCE_DIR) -> list[str]:
+def price_lines(rnd: Round) -> list[str]:
     """Per route: the catalogue's prices and the credit one request reserves; empty without a
     report (the catalogue stage has not run)."""
-    report = read_report(round_id, evidence_dir)
+    report = read_report(rnd)
     if report is None:
         return []
     lines = [

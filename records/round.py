@@ -1,0 +1,86 @@
+"""One round as one value: its settings, cohort, task and evidence folder, built once.
+
+    rnd = Round.load("demo")            # the round file (benchmark/rounds/demo.json), checked
+    rnd.paths.order, rnd.unit("m-r1")   # evidence/demo/..., the layout's paths
+    rnd.cohort, rnd.task                # read on first use, then kept
+    rnd.units()                         # the frozen order, then the documented replacements
+
+A command line or dodo builds it once and hands it down; the stages never read the round file,
+the cohort or the task folder again. The files it reads are records (`records/inputs.py`,
+`records/task.py`, `records/evidence/round.py`); the evidence it reads is read when asked, since
+the round's evidence grows while it runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from records.evidence.round import OrderRecord, ReplacementRecord
+from records.inputs import Cohort, RoundSettings, load_cohort, load_round, round_settings_path
+from records.io import RecordError, read_record
+from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths
+from records.task import Task
+
+
+class OrderMissing(RecordError):
+    """The round's order.json is not drawn yet."""
+
+
+@dataclass(frozen=True)
+class Round:
+    settings: RoundSettings
+    evidence_dir: Path = EVIDENCE_DIR
+
+    @classmethod
+    def load(
+        cls, round_id: str, evidence_dir: Path = EVIDENCE_DIR, *, require_cohort: bool = True
+    ) -> Round:
+        """The round of `benchmark/rounds/<round_id>.json` (a bad file raises RecordError naming
+        it), its evidence under `evidence_dir/<round_id>/`."""
+        return cls(load_round(round_id, require_cohort=require_cohort), evidence_dir)
+
+    @property
+    def id(self) -> str:
+        return self.settings.round_id
+
+    @property
+    def settings_path(self) -> Path:
+        return round_settings_path(self.id)
+
+    @functools.cached_property
+    def paths(self) -> RoundPaths:
+        return RoundPaths(self.evidence_dir / self.id)
+
+    @functools.cached_property
+    def cohort(self) -> Cohort:
+        return load_cohort(self.settings.cohort_path)
+
+    @functools.cached_property
+    def task(self) -> Task:
+        return self.settings.load_task()
+
+    def unit(self, unit: str) -> UnitPaths:
+        return self.paths.unit(unit)
+
+    def order(self) -> OrderRecord:
+        """order.json (OrderMissing until the order is drawn)."""
+        path = self.paths.order
+        if not path.exists():
+            raise OrderMissing(f"{path} missing: freeze the run order (after preflight) first")
+        return read_record(path, OrderRecord)
+
+    def replacements(self) -> list[ReplacementRecord]:
+        """The documented replacements created so far, by their unit's folder name."""
+        return [
+            read_record(self.unit(u).replacement, ReplacementRecord)
+            for u in self.paths.units_with("replacement")
+        ]
+
+    def units(self) -> list[str]:
+        """Every unit the round runs: the frozen order, then each documented replacement (empty
+        before the order is drawn). The runner and dodo's unit tasks both use this list."""
+        if not self.paths.order.exists():
+            return []
+        return [*self.order().order, *(r.replacement_unit for r in self.replacements())]

@@ -19,6 +19,7 @@ import harness.freeze as freeze_stage
 import harness.preflight
 import harness.session.upstream
 import harness.unit
+import records.round
 from harness.gateway.simulator import Simulator
 from harness.spend import check_spend
 from records import layout
@@ -119,8 +120,7 @@ def install(scratch: Path, setattr: Callable[[Any, str, Any], None]) -> dict[str
             sim.models[script.catalogue.id] = script
         return sim
 
-    setattr(harness.unit, "load_cohort", cohort)
-    setattr(harness.preflight, "load_cohort", cohort)
+    setattr(records.round, "load_cohort", cohort)
     setattr(harness.session.upstream, "Simulator", _SimulatorShim(simulator))
     return scripts
 

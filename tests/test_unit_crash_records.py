@@ -44,6 +44,7 @@ CHILD = """
 import sys, time
 from pathlib import Path
 import harness.unit
+from records.round import Round
 evidence, hang, reached = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 repetition, replacement = int(sys.argv[4]), int(sys.argv[5])
 real_worktree = harness.unit.create_worktree
@@ -58,7 +59,7 @@ if hang == "worktree":
     harness.unit.create_worktree = worktree_then_hang
 else:
     harness.unit.run_session = session_hangs
-harness.unit.run_unit("showcase", "idle", repetition, evidence_dir=evidence, check_order=False,
+harness.unit.run_unit(Round.load("showcase", evidence), "idle", repetition, check_order=False,
                       replacement=replacement)
 """
 

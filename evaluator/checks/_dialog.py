@@ -125,6 +125,25 @@ def find_fields(ctx: CheckContext, dialog: Locator, critical: bool = False) -> F
     return Fields(consent=consent.first, submit=submit.first, close=close.first, **found)
 
 
+MIDNIGHT_MARGIN_S = 45
+"""A check that judges "a date after today" starts at least this long before the page's midnight:
+the sequence of submissions it judges takes seconds, and a midnight between the date it fills and
+the app's own "today" would fail a correct app (tomorrow would have become today)."""
+
+
+def clear_of_midnight(ctx: CheckContext, margin_s: float = MIDNIGHT_MARGIN_S) -> float:
+    """Wait until the page's local midnight has passed when it is less than `margin_s` away
+    (so every date the check fills and the app's "today" fall on one day); the seconds waited."""
+    left: float = ctx.page.evaluate(
+        "() => { const t = new Date(), m = new Date(t); m.setHours(24, 0, 0, 0);"
+        " return (m - t) / 1000; }"
+    )
+    if left >= margin_s:
+        return 0.0
+    ctx.page.wait_for_timeout((left + 1) * 1000)
+    return left + 1
+
+
 def tomorrow_iso(ctx: CheckContext, days: int = 1) -> str:
     value: str = ctx.page.evaluate(
         "(d) => { const t = new Date(); t.setDate(t.getDate() + d);"

@@ -14,7 +14,13 @@ from __future__ import annotations
 from playwright.sync_api import Locator, Request
 
 from evaluator.browser import READER_TEXT_JS, reader_text, wait_quiet
-from evaluator.checks._dialog import Fields, find_fields, open_dialog, tomorrow_iso
+from evaluator.checks._dialog import (
+    Fields,
+    clear_of_midnight,
+    find_fields,
+    open_dialog,
+    tomorrow_iso,
+)
 from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
 from evaluator.checks.spec import Check
@@ -148,6 +154,7 @@ def run(ctx: CheckContext) -> None:
         "submitting the empty form",
         ["Name", "Email", "Event date", "Guests", "I agree to be contacted"],
     )
+    clear_of_midnight(ctx)  # today and tomorrow below stay the app's today and tomorrow
     today = tomorrow_iso(ctx, 0)
     _fill(
         fields,

@@ -293,10 +293,11 @@ from pathlib import Path
 sys.path.insert(0, {tests!r})
 from session_support import freeze_demo, install
 from harness.unit import run_unit
+from records.round import Round
 evidence = Path(sys.argv[1])
 freeze_demo(evidence)
 install(Path(sys.argv[2]), setattr)
-run_unit("showcase", "slow-lite", evidence_dir=evidence, check_order=False)
+run_unit(Round.load("showcase", evidence), "slow-lite", check_order=False)
 """
 
 

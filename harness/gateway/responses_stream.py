@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.gateway.errors import ERROR_TYPE_STATUS
 from harness.gateway.sse import SSEParser, StreamObservation, observe_body
 
 TERMINATOR = "response.completed"
@@ -48,13 +49,14 @@ def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
 
 
 def openrouter_error(error: dict[str, Any], error_type: Any = None) -> dict[str, Any]:
-    """A Responses error (an `error` event, or a failed response's `error` with its
-    `error_type`) as OpenRouter's `{code, message, metadata}`; the code stays the string the
-    Responses API gives (`rate_limit_exceeded`, `server_error`, ...), which
-    `errors.classify_stream_error` maps to a status."""
+    """A Responses error (an `error` event, or a failed response's `error` with OpenRouter's
+    `error_type`) as OpenRouter's `{code, message, metadata}`: the code is the HTTP status the
+    `error_type` stands for, else the Responses code (`rate_limit_exceeded`, `server_error`,
+    ...), which `errors.classify_stream_error` maps to a status."""
+    status = ERROR_TYPE_STATUS.get(error_type) if isinstance(error_type, str) else None
     message = error.get("message")
     out: dict[str, Any] = {
-        "code": error.get("code"),
+        "code": status if status is not None else error.get("code"),
         "message": message if isinstance(message, str) else "response failed",
     }
     if isinstance(error_type, str):

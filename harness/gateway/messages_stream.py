@@ -170,6 +170,8 @@ class MessagesObserver:
 class MessagesStreamReader(SSEParser):
     """An Anthropic Messages SSE stream (`event:` lines are ignored: each payload has a type)."""
 
+    done_sentinel = False  # OpenRouter's `[DONE]`, if sent, is not the protocol's end
+
     def __init__(self) -> None:
         super().__init__()
         self._observer = MessagesObserver(self.observation)

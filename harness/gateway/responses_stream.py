@@ -167,6 +167,8 @@ class ResponsesObserver:
 class ResponsesStreamReader(SSEParser):
     """An OpenAI Responses SSE stream (`event:` lines, if any, are ignored: payloads are typed)."""
 
+    done_sentinel = False  # OpenRouter's `[DONE]`, if sent, is not the protocol's end
+
     def __init__(self) -> None:
         super().__init__()
         self._observer = ResponsesObserver(self.observation)

@@ -94,8 +94,11 @@ class SSEParser:
     """Feed raw bytes in any fragmentation; `on_data` gets each `data:` payload, parsed as JSON.
 
     Comment lines (`: OPENROUTER PROCESSING`) are counted as keep-alives, `data: [DONE]` ends the
-    stream, a payload that is not JSON is noted as malformed; `event:`, `id:` and `retry:` lines
-    carry nothing the readers use (every payload names its own `type`)."""
+    stream (where `done_sentinel`; elsewhere it is ignored: the protocol's own event ends it), a
+    payload that is not JSON is noted as malformed; `event:`, `id:` and `retry:` lines carry
+    nothing the readers use (every payload names its own `type`)."""
+
+    done_sentinel = True
 
     def __init__(self) -> None:
         self.observation = StreamObservation()
@@ -130,7 +133,7 @@ class SSEParser:
             return
         payload = line[5:].strip()
         if payload == "[DONE]":
-            obs.done = True
+            obs.done = obs.done or self.done_sentinel
             return
         try:
             obj = json.loads(payload)

@@ -195,13 +195,16 @@ def test_an_in_stream_error_event_is_classed_by_its_type(
 ) -> None:
     with proxy(sim, tmp_path / "g.jsonl") as p:
         raw = post(p.base_url, model).text
-        state = p.state
+        body = post(p.base_url, model, stream=False, messages=[{"role": "user", "content": "b"}])
+    state = p.state
     events = sse_payloads(raw)
     assert [e["type"] for e in events] == ["message_start", "ping", "error"]
-    (record,) = read_exchanges(tmp_path / "g.jsonl")
-    assert (record.status, record.error_class) == (200, expected)
-    assert record.error_message is not None and f"(code {code})" in record.error_message
-    assert record.cost_usd == 0.0 and not record.delivered and state.upstream_errors == 1
+    assert body.status_code == 200 and body.json()["type"] == "error"  # a failure after routing
+    for record in read_exchanges(tmp_path / "g.jsonl"):
+        assert (record.status, record.error_class) == (200, expected)
+        assert record.error_message is not None and f"(code {code})" in record.error_message
+        assert record.cost_usd == 0.0 and not record.delivered
+    assert state.upstream_errors == 2
 
 
 def test_a_stream_cut_before_its_stop_reason_is_a_truncated_stream(

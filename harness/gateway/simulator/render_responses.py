@@ -196,12 +196,15 @@ class ResponsesFormat:
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
             raise BadRequest("max_output_tokens: expected an integer")
         messages = [{"role": "system", "content": instructions}] if instructions else []
-        items = [{"type": "message", "role": "user", "content": given}] if isinstance(
-            given, str) else given  # fmt: skip
+        items = [{"role": "user", "content": given}] if isinstance(given, str) else given
         for n, item in enumerate(items):
             if not isinstance(item, dict):
                 raise BadRequest(f"input[{n}]: expected an item object")
-            messages.extend(_as_chat(item, messages))
+            role, text = _as_chat(item)
+            if role == "assistant" and messages and messages[-1]["role"] == "assistant":
+                messages[-1]["content"] += "\n" + text  # the model's items of one turn
+            elif role is not None:
+                messages.append({"role": role, "content": text})
         return {"messages": messages, "tools": body.get("tools"), "max_tokens": limit}
 
     def parameters(self, body: dict[str, Any]) -> set[str]:
@@ -219,21 +222,18 @@ class ResponsesFormat:
         return ResponsesRenderer(reply, generation_id, created)
 
 
-def _as_chat(item: dict[str, Any], before: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One input item as chat messages: the model's consecutive items (its message, function
-    calls, reasoning) are one assistant turn; a call's output is a tool message."""
+def _as_chat(item: dict[str, Any]) -> tuple[str | None, str]:
+    """The chat role and text of one input item: the model's items (its message, function calls,
+    reasoning) are `assistant` (consecutive ones are one turn), a call's output is `tool`, an
+    instruction message `system`; None for an item with no place in a chat."""
     kind, role = item.get("type", "message"), item.get("role")
     if kind in MODEL_ITEMS or (kind == "message" and role == "assistant"):
         call = f"{item['name']}({item.get('arguments', '')})" if item.get("name") else ""
-        text = text_of(item.get("content")) or call
-        if before and before[-1]["role"] == "assistant":
-            before[-1]["content"] += "\n" + text
-            return []
-        return [{"role": "assistant", "content": text}]
+        return "assistant", text_of(item.get("content")) or call
     if kind == "function_call_output":
         output = item.get("output")
-        return [{"role": "tool", "content": output if isinstance(output, str) else text_of(output)}]
+        return "tool", output if isinstance(output, str) else text_of(output)
     if kind == "message":
-        return [{"role": "system" if role in ("system", "developer") else str(role or "user"),
-                 "content": text_of(item.get("content"))}]  # fmt: skip
-    return []
+        return ("system" if role in ("system", "developer") else str(role or "user")), text_of(
+            item.get("content"))  # fmt: skip
+    return None, ""

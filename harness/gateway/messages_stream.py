@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from harness.gateway.errors import ANTHROPIC_ERROR_STATUS, ERROR_TYPE_STATUS
-from harness.gateway.sse import SSEParser, StreamObservation, observe_body
+from harness.gateway.sse import SSEParser, StreamObservation, count, observe_body
 
 TERMINATOR = "message_stop"
 STOP_REASONS = {
@@ -28,20 +28,16 @@ STOP_REASONS = {
 }
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
     """Anthropic usage in chat/completions keys: the prompt counts cache reads and writes (which
     Anthropic's `input_tokens` leaves out), reasoning is `output_tokens_details.thinking_tokens`;
     OpenRouter's `cost`, `cost_details` and `is_byok` are kept."""
-    cached = _int(usage.get("cache_read_input_tokens"))
-    prompt = _int(usage.get("input_tokens")) + cached
-    prompt += _int(usage.get("cache_creation_input_tokens"))
-    completion = _int(usage.get("output_tokens"))
+    cached = count(usage.get("cache_read_input_tokens"))
+    prompt = count(usage.get("input_tokens")) + cached
+    prompt += count(usage.get("cache_creation_input_tokens"))
+    completion = count(usage.get("output_tokens"))
     details = usage.get("output_tokens_details")
-    thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else 0
+    thinking = count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
     out: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -118,12 +114,7 @@ class MessagesObserver:
         if not isinstance(message, dict):
             obs.malformed.append("message_start without a message")
             return
-        if isinstance(message.get("id"), str) and obs.generation_id is None:
-            obs.generation_id = message["id"]
-        for key, seen in (("model", obs.models), ("provider", obs.providers)):
-            value = message.get(key)
-            if isinstance(value, str) and value and value not in seen:
-                seen.append(value)
+        obs.identify(message)
         self._add_usage(message.get("usage"))
         if whole:
             for index, block in enumerate(message.get("content") or []):

@@ -15,15 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.gateway.errors import ERROR_TYPE_STATUS
-from harness.gateway.sse import SSEParser, StreamObservation, observe_body
+from harness.gateway.sse import SSEParser, StreamObservation, count, observe_body
 
 TERMINATOR = "response.completed"
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
@@ -31,17 +27,17 @@ def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
     OpenRouter's `cost`, `cost_details` and `is_byok` are kept."""
     inputs = usage.get("input_tokens_details")
     outputs = usage.get("output_tokens_details")
-    prompt, completion = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    prompt, completion = count(usage.get("input_tokens")), count(usage.get("output_tokens"))
     out: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
-        "total_tokens": _int(usage.get("total_tokens")) or prompt + completion,
+        "total_tokens": count(usage.get("total_tokens")) or prompt + completion,
         "prompt_tokens_details": {
-            "cached_tokens": _int(inputs.get("cached_tokens")) if isinstance(inputs, dict) else 0
+            "cached_tokens": count(inputs.get("cached_tokens")) if isinstance(inputs, dict) else 0
         },
         "completion_tokens_details": {
             "reasoning_tokens": (
-                _int(outputs.get("reasoning_tokens")) if isinstance(outputs, dict) else 0
+                count(outputs.get("reasoning_tokens")) if isinstance(outputs, dict) else 0
             )
         },
     }
@@ -131,12 +127,7 @@ class ResponsesObserver:
         if not isinstance(response, dict):
             obs.malformed.append("a response event without its response")
             return
-        if isinstance(response.get("id"), str) and obs.generation_id is None:
-            obs.generation_id = response["id"]
-        for key, seen in (("model", obs.models), ("provider", obs.providers)):
-            value = response.get(key)
-            if isinstance(value, str) and value and value not in seen:
-                seen.append(value)
+        obs.identify(response)
         if isinstance(response.get("usage"), dict):
             obs.usage = chat_usage(response["usage"])
         if isinstance(response.get("error"), dict):

@@ -49,12 +49,7 @@ class StreamObservation:
             self.malformed.append(f"not an object: {str(obj)[:80]}")
             return
         self.chunks += 1
-        if isinstance(obj.get("id"), str) and self.generation_id is None:
-            self.generation_id = obj["id"]
-        for key, seen in (("model", self.models), ("provider", self.providers)):
-            value = obj.get(key)
-            if isinstance(value, str) and value and value not in seen:
-                seen.append(value)
+        self.identify(obj)
         if isinstance(obj.get("usage"), dict):
             self.usage = obj["usage"]
         if isinstance(obj.get("error"), dict):
@@ -69,6 +64,15 @@ class StreamObservation:
                 self.content += part["content"]
             for call in part.get("tool_calls") or []:
                 self._tool_call(call, whole="message" in choice)
+
+    def identify(self, source: dict[str, Any]) -> None:
+        """Take the first `id` as the generation id, and every new `model` and `provider`."""
+        if isinstance(source.get("id"), str) and self.generation_id is None:
+            self.generation_id = source["id"]
+        for key, seen in (("model", self.models), ("provider", self.providers)):
+            value = source.get(key)
+            if isinstance(value, str) and value and value not in seen:
+                seen.append(value)
 
     def _tool_call(self, call: dict[str, Any], whole: bool) -> None:
         fn = call.get("function") or {}
@@ -88,6 +92,11 @@ class StreamObservation:
                 else self.tool_calls[-1]
             )
             target["arguments"] += fn.get("arguments") or ""
+
+
+def count(value: Any) -> int:
+    """A token count as reported (an int), else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class SSEParser:

@@ -45,6 +45,8 @@ class ReplyRenderer(Protocol):
 
 
 class WireFormat(Protocol):
+    """One API the simulator serves (stateless); `renderer` writes one reply in it."""
+
     path: str  # relative to /api/v1
 
     def request(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +57,9 @@ class WireFormat(Protocol):
         """The catalogue's parameter names (`supported_parameters`) the body uses."""
         ...
 
-    def error_body(self, status: int, message: str, metadata: dict[str, Any] | None) -> bytes: ...
+    def error_body(self, status: int, message: str, metadata: dict[str, Any] | None) -> bytes:
+        """An HTTP error's body in the API's error shape."""
+        ...
 
     def renderer(self, reply: Reply, generation_id: str, created: int) -> ReplyRenderer: ...
 

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 
 from records.simulator_scripts import ScriptedModel
@@ -128,3 +129,118 @@ def drive(
 
 def files_containing(root: Path, needle: str) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+TOOL_NAMES = ("bash", "read", "write", "edit")
+
+
+def sse_payloads(raw: str) -> list[dict[str, Any]]:
+    """The JSON `data:` payloads of an SSE body in order (comments and `[DONE]` left out); an
+    `event:` line must name its payload's `type`."""
+    payloads = []
+    for block in raw.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in block.split("\n") if ": " in line and line[0] != ":"
+        )
+        if "data" not in fields or fields["data"] == "[DONE]":
+            continue
+        data = json.loads(fields["data"])
+        assert fields.get("event", data["type"]) == data["type"], block
+        payloads.append(data)
+    return payloads
+
+
+def message_content(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content blocks an Anthropic Messages stream built (tool inputs parsed)."""
+    blocks: dict[int, dict[str, Any]] = {}
+    partial: dict[int, str] = {}
+    for event in events:
+        index = event.get("index", -1)
+        if event["type"] == "content_block_start":
+            blocks[index] = dict(event["content_block"])
+        elif event["type"] == "content_block_delta" and event["delta"]["type"] == "text_delta":
+            blocks[index]["text"] += event["delta"]["text"]
+        elif event["type"] == "content_block_delta":
+            partial[index] = partial.get(index, "") + event["delta"]["partial_json"]
+        elif event["type"] == "content_block_stop" and index in partial:
+            blocks[index]["input"] = json.loads(partial[index])
+    return [blocks[i] for i in sorted(blocks)]
+
+
+def drive_messages(
+    base_url: str,
+    model: str,
+    prompt: str,
+    *,
+    workdir: str = "/tmp/wt",
+    max_requests: int = 60,
+    stream: bool = True,
+    max_tokens: int = 1000,
+    **extra: Any,
+) -> tuple[list[dict[str, Any]], httpx.Response | None]:
+    """A toy agent on Anthropic Messages (as Claude Code calls OpenRouter): answers every
+    `tool_use` with "ok" until the model stops; returns the conversation and the HTTP error
+    response that ended it (None on a normal stop)."""
+    first = {"role": "user", "content": [{"type": "text", "text": prompt}]}
+    messages: list[dict[str, Any]] = [first]
+    tools = [{"name": n, "input_schema": {"type": "object"}} for n in TOOL_NAMES]
+    headers = {"anthropic-version": "2023-06-01", "x-api-key": "sk-ant-placeholder"}
+    for _ in range(max_requests):
+        body = {"model": model, "system": system_prompt(workdir), "messages": messages,
+                "tools": tools, "max_tokens": max_tokens, "stream": stream, **extra}  # fmt: skip
+        response = httpx.post(f"{base_url}/messages", json=body, headers=headers, timeout=20)
+        if response.status_code != 200:
+            return messages, response
+        content = (
+            message_content(sse_payloads(response.text)) if stream else response.json()["content"]
+        )
+        messages.append({"role": "assistant", "content": content})
+        calls = [block for block in content if block["type"] == "tool_use"]
+        if not calls:
+            return messages, None
+        results = [{"type": "tool_result", "tool_use_id": c["id"], "content": "ok"} for c in calls]
+        messages.append({"role": "user", "content": results})
+    return messages, None
+
+
+def drive_responses(
+    base_url: str,
+    model: str,
+    prompt: str,
+    *,
+    workdir: str = "/tmp/wt",
+    max_requests: int = 60,
+    stream: bool = True,
+    max_output_tokens: int = 1000,
+) -> tuple[list[dict[str, Any]], Exception | None]:
+    """A toy agent on the Responses API through the `openai` SDK (as Codex CLI calls OpenRouter,
+    stateless: the whole input every time): answers every function call with "ok" until the
+    model stops; returns the input items and the error that ended it (None on a normal stop)."""
+    client = openai.OpenAI(base_url=base_url, api_key="sk-placeholder", max_retries=0, timeout=20)
+    items: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": prompt}]
+    tools = [{"type": "function", "name": n, "parameters": {"type": "object"}} for n in TOOL_NAMES]
+    for _ in range(max_requests):
+        kwargs: dict[str, Any] = {"model": model, "instructions": system_prompt(workdir),
+                                  "input": items, "tools": tools,
+                                  "max_output_tokens": max_output_tokens}  # fmt: skip
+        try:
+            if stream:
+                output = [
+                    event.item.model_dump(exclude_none=True)
+                    for event in client.responses.create(**kwargs, stream=True)
+                    if event.type == "response.output_item.done"
+                ]
+            else:
+                result = client.responses.create(**kwargs)
+                output = [item.model_dump(exclude_none=True) for item in result.output]
+        except openai.OpenAIError as exc:
+            return items, exc
+        items.extend(output)
+        calls = [item for item in output if item["type"] == "function_call"]
+        if not calls:
+            return items, None
+        for call in calls:
+            json.loads(call["arguments"])  # arguments must be complete JSON
+            result = {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
+            items.append(result)
+    return items, None

@@ -1,5 +1,5 @@
-"""The proxy meters any protocol through a `MeteredProtocol` adapter: a fake second protocol
-(an Anthropic-Messages-like shape on `/messages`) gets steps, retries, the hard budget and cost."""
+"""The proxy meters any protocol through a `MeteredProtocol` adapter: a fake non-streaming one
+(a Messages-like shape on `/fake/messages`) gets steps, retries, the hard budget and cost."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class FakeMessages:
     "input_tokens", "output_tokens", "cost_usd"}}` out."""
 
     name = "fake/messages"
-    path = "/messages"
+    path = "/fake/messages"
 
     def apply_policy(
         self, policy: GatewayPolicy, body: dict[str, Any]
@@ -63,6 +63,9 @@ class FakeMessages:
                      "cost": usage.get("cost_usd")}  # fmt: skip
         obs.finish_reason = data.get("stop_reason")
         return obs
+
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        return {"failure": {"status": status, "text": message, **metadata}}
 
 
 class _Upstream(BaseHTTPRequestHandler):
@@ -102,7 +105,8 @@ def upstream() -> Iterator[str]:
 
 def test_the_fake_protocol_satisfies_the_interface() -> None:
     adapters: list[MeteredProtocol] = [*DEFAULT_PROTOCOLS, FakeMessages()]
-    assert [a.path for a in adapters] == ["/chat/completions", "/messages"]
+    assert [a.path for a in adapters] == [
+        "/chat/completions", "/messages", "/responses", "/fake/messages"]  # fmt: skip
 
 
 def test_a_second_protocol_is_metered_like_chat(upstream: str, tmp_path: Path) -> None:
@@ -111,17 +115,20 @@ def test_a_second_protocol_is_metered_like_chat(upstream: str, tmp_path: Path) -
     prices = Prices(prompt=1e-5, completion=1e-4)
     with RecordingProxy(upstream=upstream, api_key="k", log_path=log, budget_usd=0.5,
                         prices=prices, protocols=protocols) as proxy:  # fmt: skip
-        url = f"{proxy.base_url}/messages"
+        url = f"{proxy.base_url}/fake/messages"
         turns: list[str] = []
-        statuses = []
+        responses = []
         for n in range(4):
             turns.append(f"turn {n}")
             body = {"model": "lab/fake-1", "system": "s", "turns": list(turns), "limit": 4000}
-            statuses.append(httpx.post(url, json=body).status_code)
+            responses.append(httpx.post(url, json=body))
             if n == 0:  # the same conversation again after a delivered answer
-                statuses.append(httpx.post(url, json=body).status_code)
+                responses.append(httpx.post(url, json=body))
         state = proxy.state
-    assert statuses == [200, 200, 200, 400, 400]
+    assert [r.status_code for r in responses] == [200, 200, 200, 400, 400]
+    refusal = responses[-1].json()["failure"]  # the proxy answers in the protocol's error shape
+    assert refusal["status"] == 400 and refusal["reason"] == "budget_ceiling"
+    assert refusal["source"] == "harness-proxy" and "budget ceiling" in refusal["text"]
     records = read_exchanges(log)
     assert {r.protocol for r in records} == {"fake/messages"}
     assert [r.step for r in records] == [1, 1, 2, 3, 4]

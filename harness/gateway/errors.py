@@ -193,6 +193,28 @@ ERROR_TYPE_STATUS = {
 }  # fmt: skip
 
 
+# Anthropic's `error.type` (the Messages API's error shape, which OpenRouter's /messages speaks)
+# -> the HTTP status it stands for; and the type the proxy and the simulator answer a status with
+# (within the types OpenRouter's spec lists: no `request_too_large`)
+ANTHROPIC_ERROR_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+    "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+    "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529,
+}  # fmt: skip
+ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
+    403: "permission_error", 404: "not_found_error", 408: "timeout_error",
+    413: "invalid_request_error", 429: "rate_limit_error", 503: "overloaded_error",
+    504: "timeout_error", 529: "overloaded_error",
+}  # fmt: skip
+
+
+def anthropic_error_type(status: int) -> str:
+    """The Anthropic `error.type` for an HTTP status."""
+    fallback = "api_error" if status >= 500 else "invalid_request_error"
+    return ANTHROPIC_ERROR_TYPES.get(status, fallback)
+
+
 def stream_error_status(error: dict[str, Any]) -> int | None:
     """The HTTP status an in-stream (or 200-body) `error` object stands for, if it says.
 

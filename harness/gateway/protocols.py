@@ -1,8 +1,23 @@
 """Per-protocol metering: how the proxy reads one model API's requests and responses.
 
-The proxy counts steps, enforces the budget and records usage through a `MeteredProtocol`, so a
-second agent API (Anthropic Messages, OpenAI Responses) is one more adapter, not a second proxy.
-Only `ChatCompletions` exists today; `tests/test_gateway_protocols.py` meters a fake second one.
+The proxy counts steps, enforces the step ceiling and the budget, detects stalls and truncated
+streams, classes errors and records usage through a `MeteredProtocol`, so each agent API is one
+adapter, not a second proxy. `DEFAULT_PROTOCOLS` meters three of OpenRouter's APIs:
+
+- `ChatCompletions`, `POST /chat/completions` (OpenCode): the policy as `GatewayPolicy.apply`
+  writes it; `max_tokens` (or `max_completion_tokens`); SSE chunks ending in `[DONE]`.
+- `AnthropicMessages`, `POST /messages` (Claude Code, base URL `.../api`): the provider routing,
+  `output_config.effort` for a `high` reasoning policy; `max_tokens` (a `thinking.budget_tokens`
+  the budget's lower `max_tokens` no longer fits is lowered with it); Anthropic's SSE events
+  (`messages_stream.py`); its refusals in Anthropic's error shape.
+- `OpenAIResponses`, `POST /responses` (Codex CLI, `wire_api = "responses"`): the provider
+  routing, `reasoning.effort` (other reasoning fields kept); `max_output_tokens`; the Responses
+  events (`responses_stream.py`).
+
+Every reader gives the same `StreamObservation` in chat/completions terms (usage keys, finish
+reasons, OpenRouter error objects), so the records, the budget and the summaries are the same
+for every protocol. `usage: {include: true}` is chat/completions' alone (the other APIs always
+report usage). `tests/test_gateway_protocols.py` also meters a fake non-streaming protocol.
 """
 
 from __future__ import annotations
@@ -12,6 +27,9 @@ import hashlib
 import json
 from typing import Any, Protocol
 
+from harness.gateway.errors import anthropic_error_type
+from harness.gateway.messages_stream import MessagesStreamReader, observe_messages_body
+from harness.gateway.responses_stream import ResponsesStreamReader, observe_responses_body
 from harness.gateway.sse import SSEReader, StreamObservation, observe_json
 from records.evidence.gateway import GatewayPolicy
 
@@ -59,6 +77,11 @@ class MeteredProtocol(Protocol):
         """The observation of a non-streamed response body (usage in chat/completions keys)."""
         ...
 
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        """The proxy's own error answer (a refused step, a bad body, an unreachable upstream)
+        in this API's error shape, so the agent's client reads it as it reads the gateway's."""
+        ...
+
 
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
@@ -66,6 +89,15 @@ def _digest(value: Any) -> str:
 
 def _size(*values: Any) -> int:
     return sum(len(json.dumps(v, ensure_ascii=False).encode()) for v in values if v is not None)
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def openrouter_error_body(status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """OpenRouter's error shape: `{"error": {"code", "message", "metadata"}}`."""
+    return {"error": {"code": status, "message": message, "metadata": metadata}}
 
 
 class ChatCompletions:
@@ -87,8 +119,7 @@ class ChatCompletions:
 
     def max_tokens(self, body: dict[str, Any]) -> int | None:
         for key in ("max_tokens", "max_completion_tokens"):
-            value = body.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            if (value := _positive(body.get(key))) is not None:
                 return value
         return None
 
@@ -107,5 +138,114 @@ class ChatCompletions:
     def observe_body(self, body: bytes) -> StreamObservation:
         return observe_json(body)
 
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        return openrouter_error_body(status, message, metadata)
 
-DEFAULT_PROTOCOLS: tuple[MeteredProtocol, ...] = (ChatCompletions(),)
+
+THINKING_MIN_BUDGET = 1024  # Anthropic's smallest `thinking.budget_tokens`
+
+
+class AnthropicMessages:
+    """Anthropic's `POST /messages` as OpenRouter serves it (SSE events or a JSON message)."""
+
+    name = "messages"
+    path = "/messages"
+
+    def apply_policy(
+        self, policy: GatewayPolicy, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        out, changes = policy.route(body)
+        raw = out.get("output_config")
+        config: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+        if policy.reasoning == "high" and config.get("effort") != "high":
+            changes.append('output_config.effort="high"')
+            out["output_config"] = {**config, "effort": "high"}
+        return out, changes
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        return _digest({"system": body.get("system"), "messages": body.get("messages")})
+
+    def prompt_bytes(self, body: dict[str, Any]) -> int:
+        return _size(body.get("system"), body.get("messages"), body.get("tools"))
+
+    def max_tokens(self, body: dict[str, Any]) -> int | None:
+        return _positive(body.get("max_tokens"))
+
+    def with_max_tokens(self, body: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        """`max_tokens` lowered; a thinking budget that no longer fits under it is lowered too
+        (Anthropic refuses `budget_tokens >= max_tokens`), and thinking is turned off when what
+        is left is under Anthropic's minimum budget."""
+        out = copy.deepcopy(body)
+        out["max_tokens"] = max_tokens
+        thinking = out.get("thinking")
+        budget = _positive(thinking.get("budget_tokens")) if isinstance(thinking, dict) else None
+        if isinstance(thinking, dict) and budget is not None and budget >= max_tokens:
+            if max_tokens - 1 < THINKING_MIN_BUDGET:
+                out["thinking"] = {"type": "disabled"}
+            else:
+                out["thinking"] = {**thinking, "budget_tokens": max_tokens - 1}
+        return out
+
+    def streaming(self, body: dict[str, Any]) -> bool:
+        return bool(body.get("stream"))
+
+    def stream_reader(self) -> StreamReader:
+        return MessagesStreamReader()
+
+    def observe_body(self, body: bytes) -> StreamObservation:
+        return observe_messages_body(body)
+
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        error = {"type": anthropic_error_type(status), "message": message}
+        return {"type": "error", "error": error, "request_id": None, "metadata": metadata}
+
+
+class OpenAIResponses:
+    """OpenAI's `POST /responses` as OpenRouter serves it (stateless; SSE events or JSON)."""
+
+    name = "responses"
+    path = "/responses"
+
+    def apply_policy(
+        self, policy: GatewayPolicy, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        out, changes = policy.route(body)
+        raw = out.get("reasoning")
+        reasoning: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+        if policy.reasoning == "high" and reasoning.get("effort") != "high":
+            changes.append('reasoning.effort="high"')
+            out["reasoning"] = {**reasoning, "effort": "high"}
+        return out, changes
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        return _digest({"instructions": body.get("instructions"), "input": body.get("input")})
+
+    def prompt_bytes(self, body: dict[str, Any]) -> int:
+        return _size(body.get("instructions"), body.get("input"), body.get("tools"))
+
+    def max_tokens(self, body: dict[str, Any]) -> int | None:
+        return _positive(body.get("max_output_tokens"))
+
+    def with_max_tokens(self, body: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        out = copy.deepcopy(body)
+        out["max_output_tokens"] = max_tokens
+        return out
+
+    def streaming(self, body: dict[str, Any]) -> bool:
+        return bool(body.get("stream"))
+
+    def stream_reader(self) -> StreamReader:
+        return ResponsesStreamReader()
+
+    def observe_body(self, body: bytes) -> StreamObservation:
+        return observe_responses_body(body)
+
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        return openrouter_error_body(status, message, metadata)
+
+
+DEFAULT_PROTOCOLS: tuple[MeteredProtocol, ...] = (
+    ChatCompletions(),
+    AnthropicMessages(),
+    OpenAIResponses(),
+)

@@ -7,19 +7,22 @@
         proxy.state         # steps, cost, ceiling flags (a snapshot)
 
 Every `/api/v1/*` request is forwarded to `upstream` with the proxy's own key (the agent's
-Authorization header is dropped). Requests of a metered protocol (`protocols.py`; chat/completions
-today) get the frozen policy and are counted as agent steps. A request whose conversation equals
-the previous one's keeps its step: after an upstream failure that delivered no completion it is the
-agent's transport retry (recorded), after a delivered completion a harness retry (invalidating).
+Authorization header is dropped). Requests of a metered protocol (`protocols.py`: chat/completions,
+Anthropic messages, OpenAI responses) get the frozen policy and are counted as agent steps; the
+proxy's own answers (refusals, a bad body, an unreachable upstream) use the protocol's error shape.
+A request whose conversation equals the previous one's keeps its step: after an upstream failure
+that delivered no completion it is the agent's transport retry (recorded), after a delivered
+completion a harness retry (invalidating).
 Steps past the ceiling are refused without reaching upstream; with catalogue `prices`, the hard
 budget lowers `max_tokens` so the worst case fits what is left (`budget.py`) and refuses the step
 when nothing fits. Responses stream back unchanged while the proxy reads model, provider,
 generation id, usage, keep-alives and errors (in-stream errors classed by their code). A stream
 that brings no data for `stall_seconds` (keep-alives only, before its first chunk or after its last
-one, or silence once it started) is ended as a provider stall; a stream that ends without a
-finish_reason is a truncated stream (an agent would take it as a whole turn). Both are counted in
-`state` for the runner, which ends the session as the provider's failure. One `ExchangeRecord` per
-request is appended to `log_path`; the key string is redacted from every line.
+one, or silence once it started) is ended as a provider stall; a stream that ends without a finish
+(a `finish_reason`, a `stop_reason`, a final response status) is a truncated stream (an agent
+would take it as a whole turn). Both are counted in `state` for the runner, which ends the session
+as the provider's failure. One `ExchangeRecord` per request is appended to `log_path`; the key
+string is redacted from every line.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from harness.attribution import PROVIDER_ERRORS
 from harness.gateway import budget
 from harness.gateway.client import OpenRouterClient
 from harness.gateway.errors import classify_status, classify_stream_error, error_fields
-from harness.gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol
+from harness.gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol, openrouter_error_body
 from harness.gateway.sse import StreamObservation
 from records.evidence.gateway import (
     ErrorClass,
@@ -62,7 +65,11 @@ from records.io import append_jsonl
 API = "/api/v1"
 REDACTED = "[REDACTED]"
 MIN_REDACTED_KEY = 8  # shorter keys are placeholders; replacing them would mangle the JSON
-FORWARDED_HEADERS = ("user-agent", "http-referer", "x-title", "accept")
+# `anthropic-version` and `anthropic-beta` say which Messages API the agent speaks (never a key:
+# Anthropic's `x-api-key` is dropped with the Authorization header)
+FORWARDED_HEADERS = (
+    "user-agent", "http-referer", "x-title", "accept", "anthropic-version", "anthropic-beta",
+)  # fmt: skip
 MAX_RESPONSE_CHARS = 2_000_000
 DEFAULT_MAX_TOKENS = 32_000  # what the hard budget assumes when a request sets no max_tokens
 
@@ -425,13 +432,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         return body
 
-    def _error(self, status: int, message: str, **metadata: Any) -> bytes:
-        error = {
-            "code": status,
-            "message": message,
-            "metadata": {"source": "harness-proxy", **metadata},
-        }
-        return self._send_json(status, {"error": error})
+    def _error(
+        self, status: int, message: str, protocol: MeteredProtocol | None = None, **metadata: Any
+    ) -> bytes:
+        """The proxy's own error answer, in `protocol`'s error shape (OpenRouter's without one)."""
+        meta = {"source": "harness-proxy", **metadata}
+        shape = protocol.error_body if protocol is not None else openrouter_error_body
+        return self._send_json(status, shape(status, message, meta))
 
     def _relay(
         self,
@@ -495,7 +502,7 @@ class _Handler(BaseHTTPRequestHandler):
             assert isinstance(body, dict)
         except (json.JSONDecodeError, UnicodeDecodeError, AssertionError):
             index = proxy.count_other()
-            self._error(400, "request body is not a JSON object")
+            self._error(400, "request body is not a JSON object", protocol)
             proxy.write(ExchangeRecord(time=when, index=index, kind="chat", method="POST",
                                        path=self.path, status=400, latency_ms=0.0,
                                        protocol=protocol.name,
@@ -518,6 +525,7 @@ class _Handler(BaseHTTPRequestHandler):
             sent = self._error(
                 400,
                 f"{admission.refusal_reason}: request refused by the benchmark harness",
+                protocol,
                 reason=admission.refusal,
             )
             record.response = sent.decode()
@@ -599,7 +607,7 @@ class _Handler(BaseHTTPRequestHandler):
                     response, tap, stalled, finish
                 )
         except httpx.HTTPError as exc:
-            self._upstream_failure(record, exc)
+            self._upstream_failure(record, exc, protocol)
         record.response = bytes(captured).decode("utf-8", errors="replace")
         record.response_sha256 = hasher.hexdigest()
         record.latency_ms = (time.monotonic() - started) * 1000
@@ -609,7 +617,9 @@ class _Handler(BaseHTTPRequestHandler):
         proxy.account(record, reserved)
         proxy.write(record)
 
-    def _upstream_failure(self, record: ExchangeRecord, exc: httpx.HTTPError) -> None:
+    def _upstream_failure(
+        self, record: ExchangeRecord, exc: httpx.HTTPError, protocol: MeteredProtocol | None = None
+    ) -> None:
         record.error_class = ErrorClass.CONNECTION
         record.error_message = self.proxy.redact(f"{type(exc).__name__}: {exc}")
         if record.status:  # failed mid-relay: headers already sent, just drop the connection
@@ -627,7 +637,9 @@ class _Handler(BaseHTTPRequestHandler):
         if record.kind == "chat":
             self.proxy.settle(record)
         try:
-            self._error(502, "upstream gateway unreachable or timed out", reason="connection")
+            self._error(
+                502, "upstream gateway unreachable or timed out", protocol, reason="connection"
+            )
         except OSError:
             record.client_disconnected = True
 
@@ -640,11 +652,10 @@ class _Handler(BaseHTTPRequestHandler):
         record.finish_reason = obs.finish_reason
         if obs.usage is not None:
             record.usage = TokenUsage.from_openrouter(obs.usage)
-        if record.status >= 400:
-            try:
-                message, code, metadata = error_fields(json.loads(body))
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                message, code, metadata = body[:200].decode("utf-8", errors="replace"), None, {}
+        if record.status >= 400:  # the protocol's reader gives the error in OpenRouter's shape
+            message, code, metadata = error_fields({"error": obs.error})
+            if obs.error is None and _loads(body) is None:
+                message = body[:200].decode("utf-8", errors="replace")
             record.error_class = classify_status(record.status, message, metadata, code)
             record.error_message = message or f"HTTP {record.status}"
         elif obs.error is not None or obs.finish_reason == "error":
@@ -658,13 +669,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif record.streamed and not record.client_disconnected and not obs.finish_reason:
             record.error_class = ErrorClass.TRUNCATED_STREAM
             record.error_message = (
-                f"truncated stream: it ended ({'with' if obs.done else 'without'} [DONE], "
+                f"truncated stream: it ended ({'with' if obs.done else 'without'} "
+                f"{obs.terminator}, "
                 f"{'with' if obs.usage else 'without'} usage) before any finish_reason, after "
                 f"{obs.chunks} chunks"
             )
         elif record.streamed and not obs.done and not record.client_disconnected:
             record.error_class = ErrorClass.MALFORMED_RESPONSE
-            record.error_message = "unterminated stream: a finish_reason but no [DONE]"
+            record.error_message = f"unterminated stream: a finish_reason but no {obs.terminator}"
 
     # -- everything else -----------------------------------------------------------------------
     def _other(self, method: str, raw: bytes | None) -> None:

@@ -1,15 +1,25 @@
-"""Incremental reading of OpenRouter's SSE stream: what the proxy and the client observe in it."""
+"""Incremental reading of OpenRouter's SSE streams: what the proxy and the client observe in them.
+
+`SSEParser` splits the bytes into lines (any fragmentation), counts comment lines as keep-alives
+and hands each `data:` payload to its subclass; `SSEReader` reads chat/completions chunks. The
+readers of the other protocols (`messages_stream.py`, `responses_stream.py`) fill the same
+`StreamObservation`, in chat/completions terms (usage keys, finish reasons, error objects).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass
 class StreamObservation:
-    """What one streamed (or plain JSON) chat completion said about itself."""
+    """What one streamed (or plain JSON) chat completion said about itself.
+
+    Readers of other protocols translate into these terms: `usage` in chat/completions keys,
+    `finish_reason` in its vocabulary, `error` as OpenRouter's `{code, message, metadata}`."""
 
     generation_id: str | None = None
     models: list[str] = field(default_factory=list)  # every distinct `model` seen, in order
@@ -21,8 +31,9 @@ class StreamObservation:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     comments: int = 0
-    done: bool = False  # `data: [DONE]` seen
+    done: bool = False  # the stream's terminator seen
     malformed: list[str] = field(default_factory=list)
+    terminator: str = "[DONE]"  # what ends a whole stream in this protocol (for messages)
 
     @property
     def model(self) -> str | None:
@@ -38,12 +49,7 @@ class StreamObservation:
             self.malformed.append(f"not an object: {str(obj)[:80]}")
             return
         self.chunks += 1
-        if isinstance(obj.get("id"), str) and self.generation_id is None:
-            self.generation_id = obj["id"]
-        for key, seen in (("model", self.models), ("provider", self.providers)):
-            value = obj.get(key)
-            if isinstance(value, str) and value and value not in seen:
-                seen.append(value)
+        self.identify(obj)
         if isinstance(obj.get("usage"), dict):
             self.usage = obj["usage"]
         if isinstance(obj.get("error"), dict):
@@ -58,6 +64,15 @@ class StreamObservation:
                 self.content += part["content"]
             for call in part.get("tool_calls") or []:
                 self._tool_call(call, whole="message" in choice)
+
+    def identify(self, source: dict[str, Any]) -> None:
+        """Take the first `id` as the generation id, and every new `model` and `provider`."""
+        if isinstance(source.get("id"), str) and self.generation_id is None:
+            self.generation_id = source["id"]
+        for key, seen in (("model", self.models), ("provider", self.providers)):
+            value = source.get(key)
+            if isinstance(value, str) and value and value not in seen:
+                seen.append(value)
 
     def _tool_call(self, call: dict[str, Any], whole: bool) -> None:
         fn = call.get("function") or {}
@@ -79,8 +94,20 @@ class StreamObservation:
             target["arguments"] += fn.get("arguments") or ""
 
 
-class SSEReader:
-    """Feed raw bytes in any fragmentation; events are parsed into a `StreamObservation`."""
+def count(value: Any) -> int:
+    """A token count as reported (an int), else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class SSEParser:
+    """Feed raw bytes in any fragmentation; `on_data` gets each `data:` payload, parsed as JSON.
+
+    Comment lines (`: OPENROUTER PROCESSING`) are counted as keep-alives, `data: [DONE]` ends the
+    stream (where `done_sentinel`; elsewhere it is ignored: the protocol's own event ends it), a
+    payload that is not JSON is noted as malformed; `event:`, `id:` and `retry:` lines carry
+    nothing the readers use (every payload names its own `type`)."""
+
+    done_sentinel = True
 
     def __init__(self) -> None:
         self.observation = StreamObservation()
@@ -101,6 +128,9 @@ class SSEReader:
         self._buffer = b""
         return self.observation
 
+    def on_data(self, obj: Any) -> None:
+        raise NotImplementedError
+
     def _line(self, line: str) -> None:
         obs = self.observation
         if not line:
@@ -109,22 +139,40 @@ class SSEReader:
             obs.comments += 1
             return
         if not line.startswith("data:"):
-            return  # event:, id:, retry: carry nothing we use
+            return
         payload = line[5:].strip()
         if payload == "[DONE]":
-            obs.done = True
+            obs.done = obs.done or self.done_sentinel
             return
         try:
-            obs.observe_object(json.loads(payload))
+            obj = json.loads(payload)
         except json.JSONDecodeError:
             obs.malformed.append(payload[:120])
+            return
+        self.on_data(obj)
+
+
+class SSEReader(SSEParser):
+    """A chat/completions stream: every `data:` chunk goes to `StreamObservation.observe_object`."""
+
+    def on_data(self, obj: Any) -> None:
+        self.observation.observe_object(obj)
+
+
+def observe_body(
+    body: bytes, observe: Callable[[StreamObservation, Any], None]
+) -> StreamObservation:
+    """Observation of a non-streaming JSON response body, read by `observe(observation, obj)`."""
+    obs = StreamObservation()
+    try:
+        obj = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        obs.malformed.append(body[:120].decode("utf-8", errors="replace"))
+        return obs
+    observe(obs, obj)
+    return obs
 
 
 def observe_json(body: bytes) -> StreamObservation:
-    """Observation of a non-streaming JSON response body."""
-    obs = StreamObservation()
-    try:
-        obs.observe_object(json.loads(body))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        obs.malformed.append(body[:120].decode("utf-8", errors="replace"))
-    return obs
+    """Observation of a non-streaming chat/completions JSON response body."""
+    return observe_body(body, StreamObservation.observe_object)

@@ -44,7 +44,8 @@ Refusal = Literal["step_ceiling", "budget_ceiling"]
 
 
 class GatewayPolicy(Record):
-    """The frozen request policy the proxy writes into every chat/completions body."""
+    """The frozen request policy the proxy writes into every metered body (`apply`: the
+    chat/completions form; `harness/gateway/protocols.py` gives each other API its equivalent)."""
 
     reasoning: Literal["high", "default"] = "default"
     allow_fallbacks: bool = False
@@ -55,6 +56,18 @@ class GatewayPolicy(Record):
 
     def apply(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The body to forward and a list of what changed (empty if the client already complied)."""
+        out, changes = self.route(body)
+        if self.reasoning == "high" and out.get("reasoning") != {"effort": "high"}:
+            changes.append('reasoning={"effort":"high"}')
+            out["reasoning"] = {"effort": "high"}
+        if self.include_usage and out.get("usage") != {"include": True}:
+            changes.append('usage={"include":true}')
+            out["usage"] = {"include": True}
+        return out, changes
+
+    def route(self, body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """A copy of `body` with the pinned `provider` preferences (OpenRouter's routing, the
+        same field in every API it serves), and what changed."""
         out = copy.deepcopy(body)
         changes: list[str] = []
         raw = out.get("provider")
@@ -71,12 +84,6 @@ class GatewayPolicy(Record):
             if provider.get(key) != value or type(provider.get(key)) is not type(value):
                 changes.append(f"provider.{key}={json.dumps(value)}")
         out["provider"] = {**provider, **wanted}
-        if self.reasoning == "high" and out.get("reasoning") != {"effort": "high"}:
-            changes.append('reasoning={"effort":"high"}')
-            out["reasoning"] = {"effort": "high"}
-        if self.include_usage and out.get("usage") != {"include": True}:
-            changes.append('usage={"include":true}')
-            out["usage"] = {"include": True}
         return out, changes
 
 
@@ -164,7 +171,9 @@ class ExchangeRecord(Root):
         description="messages equal the previous request's, which failed upstream without "
         "delivering a completion: the agent's transport retry (same step, not an invalidation)",
     )
-    protocol: str | None = Field(default=None, description="metering adapter: chat/completions")
+    protocol: str | None = Field(
+        default=None, description="metering adapter: chat/completions, messages or responses"
+    )
     max_tokens_change: MaxTokensChange | None = None
     keepalives: int = Field(default=0, description="SSE comment lines (`: OPENROUTER PROCESSING`)")
     keepalive_wait_ms: float | None = Field(

@@ -1,4 +1,5 @@
-"""Rendering a `Reply` as OpenRouter SSE bytes or a non-streaming JSON body."""
+"""Rendering a `Reply` as chat/completions SSE bytes or a non-streaming JSON body (the other APIs:
+`render_messages.py`, `render_responses.py`), and what every format shares."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.gateway.errors import ERROR_TYPE_STATUS
 from harness.gateway.simulator.turns import Reply
 from records.simulator_scripts import ErrorSpec
 
@@ -49,6 +51,22 @@ def error_type(code: int) -> str:
     return ERROR_TYPES.get(code, "server" if code >= 500 else "invalid_request")
 
 
+def spec_status(spec: ErrorSpec) -> int:
+    """The HTTP status a scripted in-stream error stands for: its integer code, the status the
+    type its string code names, else its `status`."""
+    if isinstance(spec.code, int):
+        return spec.code
+    if isinstance(spec.code, str):
+        return ERROR_TYPE_STATUS.get(spec.code.lower(), spec.status)
+    return spec.status
+
+
+def spec_error_type(spec: ErrorSpec) -> str:
+    """The spec's `ApiErrorType` of a scripted error (`metadata.error_type` when scripted)."""
+    scripted = spec.metadata.get("error_type")
+    return scripted if isinstance(scripted, str) else error_type(spec_status(spec))
+
+
 def stream_error(spec: ErrorSpec) -> dict[str, Any]:
     """The `error` object of an in-stream failure, in the shape the spec (int) or docs (str) use."""
     code = spec.code if spec.code is not None else spec.status
@@ -72,7 +90,7 @@ def error_body(status: int, message: str, metadata: dict[str, Any] | None = None
     return json.dumps({"error": error}).encode()
 
 
-def _pieces(text: str, size: int) -> list[str]:
+def pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
@@ -83,13 +101,13 @@ def argument_pieces(arguments: str) -> list[str]:
     except json.JSONDecodeError:
         parsed = None
     if not isinstance(parsed, dict) or not parsed or json.dumps(parsed) != arguments:
-        return _pieces(arguments, ARG_FRAGMENT)
+        return pieces(arguments, ARG_FRAGMENT)
     keys = [
         ("{" if i == 0 else ", ") + json.dumps(k) + ": " + json.dumps(v)
         for i, (k, v) in enumerate(parsed.items())
     ]
     keys[-1] += "}"
-    return [piece for key in keys for piece in _pieces(key, ARG_FRAGMENT)]
+    return [piece for key in keys for piece in pieces(key, ARG_FRAGMENT)]
 
 
 def _chunk(reply: Reply, generation_id: str, created: int, choices: list[dict[str, Any]],
@@ -107,7 +125,7 @@ def _chunk(reply: Reply, generation_id: str, created: int, choices: list[dict[st
 def text_events(reply: Reply, generation_id: str, created: int, text: str) -> Iterator[bytes]:
     """The opening of a streamed answer: the role delta, then `text` in fragments."""
     for d in [{"role": "assistant", "content": ""}] + [
-        {"content": piece} for piece in _pieces(text, TEXT_FRAGMENT) if piece
+        {"content": piece} for piece in pieces(text, TEXT_FRAGMENT) if piece
     ]:
         choice = {"index": 0, "delta": d, "finish_reason": None, "native_finish_reason": None}
         yield _chunk(reply, generation_id, created, [choice])
@@ -145,7 +163,7 @@ def sse_events(reply: Reply, generation_id: str, created: int) -> Iterator[bytes
             yield b"data: [DONE]\n\n"
         return
     if reply.text:
-        for piece in _pieces(reply.text, TEXT_FRAGMENT):
+        for piece in pieces(reply.text, TEXT_FRAGMENT):
             yield delta({"content": piece})
     for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
         first = {

@@ -1,4 +1,9 @@
-"""An OpenRouter-compatible HTTP server on 127.0.0.1 that serves scripted models."""
+"""An OpenRouter-compatible HTTP server on 127.0.0.1 that serves scripted models.
+
+The same scripted turns answer `POST /chat/completions`, `/messages` (Anthropic) and
+`/responses` (OpenAI), each in its own wire format (`formats.py`): routing, `require_parameters`,
+the 402 reservation, delays, scripted errors, stalls and cut streams work alike in all three.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,14 @@ from harness.catalogue.source import Catalogue
 from harness.gateway.simulator import render
 from harness.gateway.simulator.account import ScriptedKey, TransientFailures
 from harness.gateway.simulator.catalogue import rehearsal_models, served_records
+from harness.gateway.simulator.formats import (
+    BadRequest,
+    ChatFormat,
+    ReplyRenderer,
+    WireFormat,
+)
+from harness.gateway.simulator.render_messages import MessagesFormat
+from harness.gateway.simulator.render_responses import ResponsesFormat
 from harness.gateway.simulator.turns import Reply, ScriptError, materialise
 from records.inputs import RoundSettings, load_cohort
 from records.io import RecordError
@@ -29,11 +42,8 @@ from records.simulator_scripts import (
 )
 
 API = "/api/v1"
-PARAMETERS = {
-    "tools", "tool_choice", "reasoning", "include_reasoning", "max_tokens", "temperature",
-    "top_p", "top_k", "stop", "seed", "response_format", "structured_outputs",
-    "frequency_penalty", "presence_penalty", "repetition_penalty", "logprobs", "top_logprobs",
-}  # fmt: skip
+CHAT = ChatFormat()
+FORMATS: dict[str, WireFormat] = {f.path: f for f in (CHAT, MessagesFormat(), ResponsesFormat())}
 NO_ENDPOINTS = "No endpoints found that can handle the requested parameters."
 NO_ALLOWED = "No allowed providers are available for the selected model."
 
@@ -83,7 +93,7 @@ class Simulator:
         self.api_key = api_key
         self.generation_lag_seconds = generation_lag_seconds
         self.generations: dict[str, tuple[float, dict[str, Any]]] = {}
-        self.requests: list[dict[str, Any]] = []  # chat bodies received, for tests
+        self.requests: list[dict[str, Any]] = []  # model request bodies received, for tests
         self.stopping = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -188,16 +198,22 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, data: Any) -> None:
         self._send(status, json.dumps(data).encode())
 
-    def _error(self, status: int, message: str, metadata: dict[str, Any] | None = None) -> None:
-        self._send(status, render.error_body(status, message, metadata))
+    def _error(
+        self,
+        status: int,
+        message: str,
+        metadata: dict[str, Any] | None = None,
+        fmt: WireFormat = CHAT,
+    ) -> None:
+        self._send(status, fmt.error_body(status, message, metadata))
 
-    def _authorised(self) -> bool:
+    def _authorised(self, fmt: WireFormat = CHAT) -> bool:
         auth = self.headers.get("Authorization", "")
         if not auth.startswith("Bearer ") or not auth[7:].strip():
-            self._error(401, "No auth credentials found")
+            self._error(401, "No auth credentials found", fmt=fmt)
             return False
         if self.sim.api_key is not None and auth[7:].strip() != self.sim.api_key:
-            self._error(401, "User not found.")
+            self._error(401, "User not found.", fmt=fmt)
             return False
         return True
 
@@ -223,18 +239,20 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if urlsplit(self.path).path.rstrip("/") != f"{API}/chat/completions":
+        path = urlsplit(self.path).path.rstrip("/")
+        fmt = FORMATS.get(path[len(API) :]) if path.startswith(API) else None
+        if fmt is None:
             return self._error(404, "Not Found")
-        if not self._authorised():
+        if not self._authorised(fmt):
             return None
         try:
             body = json.loads(raw)
             assert isinstance(body, dict)
         except (json.JSONDecodeError, AssertionError, UnicodeDecodeError):
-            return self._error(400, "Invalid JSON body")
+            return self._error(400, "Invalid JSON body", fmt=fmt)
         with self.sim._lock:
             self.sim.requests.append(body)
-        return self._chat(body)
+        return self._serve(fmt, body)
 
     def _models(self, query: dict[str, list[str]]) -> None:
         wanted = [p for v in query.get("supported_parameters", []) for p in v.split(",") if p]
@@ -283,34 +301,38 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, f"Generation {generation_id} not found")
         return self._json(200, {"data": entry[1]})
 
-    def _chat(self, body: dict[str, Any]) -> None:
+    def _serve(self, fmt: WireFormat, body: dict[str, Any]) -> None:
+        """Answer one model request in `fmt` from the script of its model."""
+        try:
+            request = fmt.request(body)  # as chat/completions fields
+        except BadRequest as exc:
+            return self._error(400, f"Invalid request: {exc}", fmt=fmt)
         model_id = str(body.get("model") or "")
         script = self.sim.models.get(model_id)
         if script is None or not script.catalogue.listed:
-            return self._error(400, f"{model_id} is not a valid model ID")
+            return self._error(400, f"{model_id} is not a valid model ID", fmt=fmt)
         raw = body.get("provider")
         provider: dict[str, Any] = raw if isinstance(raw, dict) else {}
         serving = _tag(script.catalogue.provider_name)
         only = provider.get("only") if isinstance(provider.get("only"), list) else None
         if only is not None and serving not in only:  # live: 404 naming both lists
             meta = {"available_providers": [serving], "requested_providers": only}
-            return self._error(404, NO_ALLOWED, meta)
+            return self._error(404, NO_ALLOWED, meta, fmt)
         if provider and provider.get("require_parameters"):
-            missing = sorted(
-                k
-                for k in body
-                if k in PARAMETERS and k not in script.catalogue.supported_parameters
-            )
+            supported = script.catalogue.supported_parameters
+            missing = sorted(p for p in fmt.parameters(body) if p not in supported)
             if missing:
-                return self._error(404, NO_ENDPOINTS, {"missing_parameters": missing})
-        shortfall = self._reservation(script, body)
+                return self._error(404, NO_ENDPOINTS, {"missing_parameters": missing}, fmt)
+        shortfall = self._reservation(script, request)
         if shortfall is not None:
-            return self._error(402, shortfall, {"provider_name": None})
+            return self._error(402, shortfall, {"provider_name": None}, fmt)
         generation_id = self.sim.next_generation_id()
         try:
-            reply = materialise(script, body, self.sim.repo_root, f"call_{generation_id[-6:]}")
+            reply = materialise(script, request, self.sim.repo_root, f"call_{generation_id[-6:]}")
         except ScriptError as exc:  # 400, not 5xx: agents retry 5xx forever
-            return self._error(400, f"scripted model {model_id}: {exc}", {"simulator": "script"})
+            message = f"scripted model {model_id}: {exc}"
+            return self._error(400, message, {"simulator": "script"}, fmt)
+        out = fmt.renderer(reply, generation_id, int(time.time()))
         if reply.delay_seconds and self.sim.stopping.wait(reply.delay_seconds):
             return None
         error = reply.error
@@ -319,7 +341,7 @@ class _Handler(BaseHTTPRequestHandler):
         ):
             error = reply.error = None
         if error is not None and error.kind == "stall" and body.get("stream"):
-            return self._stream(reply, body, generation_id, stall=error)
+            return self._stream(out, reply, generation_id, stall=error)
         if error is not None and error.kind == "stall":
             if self.sim.stopping.wait(error.hang_seconds):
                 return None
@@ -330,24 +352,19 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if error is not None and error.kind == "http":
             meta = error.metadata or {"provider_name": reply.provider}
-            return self._send(
-                error.status,
-                render.error_body(
-                    error.code if isinstance(error.code, int) else error.status, error.message, meta
-                ),
-            )
+            code = error.code if isinstance(error.code, int) else error.status
+            return self._send(error.status, fmt.error_body(code, error.message, meta))
         if body.get("stream"):
-            return self._stream(reply, body, generation_id)
+            return self._stream(out, reply, generation_id)
         if error is not None and error.kind != "truncate":  # after routing: a 200 error body
-            return self._send(200, json.dumps(render.body_error(error)).encode(),
+            return self._send(200, json.dumps(out.body_error()).encode(),
                               generation_id=generation_id)  # fmt: skip
         self._served(generation_id, reply, streamed=False)
-        body_out = render.json_body(reply, generation_id, int(time.time()))
-        return self._send(200, json.dumps(body_out).encode(), generation_id=generation_id)
+        return self._send(200, json.dumps(out.json_body()).encode(), generation_id=generation_id)
 
-    def _reservation(self, script: ScriptedModel, body: dict[str, Any]) -> str | None:
+    def _reservation(self, script: ScriptedModel, request: dict[str, Any]) -> str | None:
         """OpenRouter's 402: `max_tokens` at the completion price beyond the key's credit."""
-        requested = body.get("max_tokens")
+        requested = request.get("max_tokens")
         max_tokens = requested if isinstance(requested, int) and requested > 0 else None
         price = float(script.catalogue.pricing.get("completion", "0"))
         return self.sim.key.shortfall(max_tokens or script.catalogue.max_completion_tokens, price)
@@ -358,8 +375,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(
         self,
+        out: ReplyRenderer,
         reply: Reply,
-        body: dict[str, Any],
         generation_id: str,
         stall: ErrorSpec | None = None,
     ) -> None:
@@ -377,9 +394,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             if stall is not None and stall.partial_text:  # a stall after the last byte
-                for event in render.text_events(
-                    reply, generation_id, int(time.time()), stall.partial_text
-                ):
+                for event in out.opening(stall.partial_text):
                     send(event)
             if stall is not None:
                 deadline = time.monotonic() + stall.hang_seconds
@@ -391,7 +406,7 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.error = None
             if reply.error is None or reply.error.kind == "truncate":  # a cut stream is billed
                 self._served(generation_id, reply, streamed=True)
-            for event in render.sse_events(reply, generation_id, int(time.time())):
+            for event in out.events():
                 send(event)
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):

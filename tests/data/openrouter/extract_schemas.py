@@ -22,6 +22,11 @@ ROOTS = {
     "chat_chunk": "ChatStreamChunk",
     "generation": "GenerationResponse",
     "key": "KeyResponse",  # inline in the spec's GET /key; named here
+    "messages": "MessagesResult",
+    "messages_event": "MessagesStreamEvents",  # the `data` of each /messages SSE event
+    "messages_error": "AnthropicMessagesErrorResponse",
+    "responses": "OpenResponsesResult",
+    "responses_event": "StreamEvents",  # the `data` of each /responses SSE event
     "error_400": "BadRequestResponse",
     "error_401": "UnauthorizedResponse",
     "error_402": "PaymentRequiredResponse",

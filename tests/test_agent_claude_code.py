@@ -21,6 +21,7 @@ from harness.session.sandbox import SandboxSpec, bwrap_available
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
 from records.tools import CLAUDE_CODE
+from scoring.anonymise import anonymise_diff, identity_pattern
 
 DATA = Path(__file__).parent / "data/agents/claude-code-2.1.332"
 PROMPT = 'Create notes.txt with a greeting, then run a command. Ünïcödé ✓ "quotes" $HOME\n'
@@ -205,3 +206,15 @@ def test_real_claude_code_stops_at_a_refused_step_without_retrying(tmp_path: Pat
     assert len(run.requests) == 2  # no retry dropping a beta each time (see FIXED_ENV)
     trace = ClaudeCodeAgent().read_trace(run.events)
     assert trace.turns == 1 and REFUSAL in trace.errors[0] and not trace.finished_normally
+
+
+def test_the_anonymiser_knows_claude_code_through_its_adapter() -> None:
+    identity = ClaudeCodeAgent.identity
+    diff = (
+        "diff --git a/.claude/settings.json b/.claude/settings.json\n+{}\n"
+        "diff --git a/CLAUDE.md b/CLAUDE.md\n+notes\n"
+        "diff --git a/src/a.ts b/src/a.ts\n+// Claude Code call toolu_rec01abc123\n"
+    )
+    told = anonymise_diff(diff, identity_pattern(identity.names, identity.ids), identity.files)
+    assert ".claude/" not in told and "CLAUDE.md" not in told and "src/a.ts" in told
+    assert "Claude Code" not in told and "toolu_" not in told

@@ -23,6 +23,7 @@ from harness.agents.codex import (
 from harness.session.sandbox import SandboxSpec, bwrap_available
 from records.evidence.agent import ErrorPart, ToolPart
 from records.tools import CODEX, CODEX_DIR
+from scoring.anonymise import anonymise_diff, identity_pattern
 
 DATA = Path(__file__).parent / "data/agents/codex-0.171.0"
 PROMPT = 'Create notes.txt with a greeting, then run a command. Ünïcödé ✓ "quotes" $HOME\n'
@@ -185,3 +186,13 @@ def test_real_codex_stops_at_a_refused_step(tmp_path: Path) -> None:
     assert run.exit_code == 1 and len(run.requests) == 2
     trace = CodexAgent().read_trace(run.events)
     assert trace.turns == 1 and REFUSAL in trace.errors[0] and not trace.finished_normally
+
+
+def test_the_anonymiser_knows_codex_through_its_adapter() -> None:
+    identity = CodexAgent.identity
+    diff = (
+        "diff --git a/.codex/config.toml b/.codex/config.toml\n+model = 'x'\n"
+        "diff --git a/src/a.ts b/src/a.ts\n+// written by the Codex CLI\n"
+    )
+    told = anonymise_diff(diff, identity_pattern(identity.names, identity.ids), identity.files)
+    assert ".codex/" not in told and "src/a.ts" in told and "Codex" not in told

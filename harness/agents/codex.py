@@ -45,7 +45,9 @@ TOKENS_NOTE = (
     "Codex reports tokens per turn (all of a run's model requests), not per request: each "
     "turn's counts are on its last step. Steps are inferred from the order of items."
 )
-IDENTITY = AgentIdentity(names=["Codex CLI", "codex-cli"], files=[r"(^|/)\.codex/"], ids=[])
+IDENTITY = AgentIdentity(
+    names=["Codex CLI", "codex-cli", "Codex"], files=[r"(^|/)\.codex/"], ids=[]
+)
 
 
 def codex_config(route: str, reasoning: str, base_url: str) -> dict[str, Any]:

@@ -22,8 +22,8 @@ from pygments.util import ClassNotFound
 from records.evidence.agent import ToolPart, was_cut
 
 FOLD_AT = 1200  # characters (or 15 lines) of text shown before the rest is folded away
-EDIT_KEYS = ("oldString", "newString")
-PATH_KEYS = ("filePath", "path")
+EDIT_KEYS = (("oldString", "newString"), ("old_string", "new_string"))  # OpenCode's, Claude Code's
+PATH_KEYS = ("filePath", "path", "file_path")
 
 
 def folds(text: str) -> bool:
@@ -77,10 +77,9 @@ def tool_view(part: ToolPart) -> ToolView:
         return ToolView("shell", text=str(inputs.get("command", "")))
     if path and isinstance(inputs.get("content"), str):
         return ToolView("write", path=path, content=str(inputs["content"]))
-    if path and all(isinstance(inputs.get(k), str) for k in EDIT_KEYS):
-        return ToolView(
-            "edit", path=path, content=str(inputs["newString"]), replaced=str(inputs["oldString"])
-        )
+    for old, new in EDIT_KEYS:
+        if path and isinstance(inputs.get(old), str) and isinstance(inputs.get(new), str):
+            return ToolView("edit", path=path, content=inputs[new], replaced=inputs[old])
     rest = {k: v for k, v in inputs.items() if k not in PATH_KEYS}  # the path is in the heading
     shown = json.dumps(rest, indent=2, ensure_ascii=False, sort_keys=True) if rest else ""
     return ToolView("other", path=path, text=shown)

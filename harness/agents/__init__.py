@@ -10,10 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.agents.base import Agent, AgentTrace, CommandRun, Launch
+from harness.agents.claude_code import ClaudeCodeAgent
+from harness.agents.codex import CodexAgent
 from harness.agents.opencode import OpenCodeAgent
 from records.evidence.agent import AgentInfo
 
-AGENTS: dict[str, Callable[[], Agent]] = {"opencode": OpenCodeAgent}
+AGENTS: dict[str, Callable[[], Agent]] = {
+    "opencode": OpenCodeAgent,
+    "claude-code": ClaudeCodeAgent,
+    "codex": CodexAgent,
+}
 
 
 class AgentRefused(RuntimeError):
@@ -53,6 +59,8 @@ __all__ = [
     "Agent",
     "AgentRefused",
     "AgentTrace",
+    "ClaudeCodeAgent",
+    "CodexAgent",
     "CommandRun",
     "Launch",
     "OpenCodeAgent",

@@ -19,6 +19,7 @@ import harness.freeze as freeze_stage
 import harness.preflight
 import harness.session.upstream
 import harness.unit
+import records.inputs
 import records.round
 from harness.gateway.simulator import Simulator
 from harness.spend import check_spend
@@ -152,17 +153,17 @@ def demo_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield evidence
 
 
-def pass_preconditions(evidence: Path) -> None:
+def pass_preconditions(evidence: Path, round_id: str = "showcase") -> None:
     """What the unit stage demands before it spends: the spend stage's key check (its own writer,
     against the simulator) and a passing calibration verdict. The calibration record is the one
     `evaluator.calibration.calibrate` writes for a starter at the reference score; running the
     starter's evaluation here would cost each session module a minute of CPU (its own test:
     test_evaluator_calibration.py)."""
-    check_spend(Round.load("showcase", evidence))
+    check_spend(Round.load(round_id, evidence))
     write_record(
-        layout.round_paths("showcase", evidence).calibration,
+        layout.round_paths(round_id, evidence).calibration,
         Calibration(
-            round_id="showcase", passed=True, checks_executed=15,
+            round_id=round_id, passed=True, checks_executed=15,
             automated_score=CALIBRATION, expected_score=CALIBRATION,
             evaluator_sha256=layout.evaluator_sha256(), hard_gate_failed=True,
             missing_core_journeys=["filter", "detail", "enquiry"],
@@ -170,3 +171,23 @@ def pass_preconditions(evidence: Path) -> None:
             reasons=[], result="calibration/result.json", duration_s=0.0,
         ),
     )  # fmt: skip
+
+
+@contextmanager
+def agent_round(
+    tmp_path_factory: pytest.TempPathFactory, round_id: str, agent: dict[str, str]
+) -> Iterator[tuple[Path, pytest.MonkeyPatch]]:
+    """A frozen round `round_id` naming `agent` (the showcase round's settings otherwise, its
+    round file in a scratch rounds folder), its preconditions passed and the test candidates
+    installed: (its evidence folder, the patch context, for more patches)."""
+    with pytest.MonkeyPatch.context() as mp:
+        rounds = tmp_path_factory.mktemp("rounds")
+        settings = json.loads((records.inputs.rounds_dir() / "showcase.json").read_text())
+        settings.update(round_id=round_id, agent=agent)
+        settings.pop("opencode_version", None)
+        (rounds / f"{round_id}.json").write_text(json.dumps(settings))
+        mp.setattr(records.inputs, "rounds_dir", lambda: rounds)
+        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
+        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
+        evidence = tmp_path_factory.mktemp("evidence")
+        yield evidence, mp

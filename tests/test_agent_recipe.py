@@ -5,12 +5,11 @@ proxy, writes the same trace.json, and is evaluated and scored like an OpenCode 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_support import CALIBRATION, install
+from session_support import agent_round, pass_preconditions
 from toy_agent import NAME, VERSION, ToyAgent
 
 import harness.agents
@@ -18,12 +17,10 @@ import records.inputs
 import records.tools
 from evaluator.unit_evaluation import evaluate_unit
 from harness.freeze import freeze
-from harness.spend import check_spend
 from harness.unit import run_unit
 from records.evidence.agent import AgentTrace
-from records.evidence.evaluation import Calibration
-from records.io import read_record, write_record
-from records.layout import evaluator_sha256, round_paths
+from records.io import read_record
+from records.layout import round_paths
 from records.round import Round
 from scoring import score_round
 
@@ -34,28 +31,12 @@ ROUND = "toy-round"
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The showcase round's settings under another round id, naming the toy agent."""
-    with pytest.MonkeyPatch.context() as mp:
-        rounds = tmp_path_factory.mktemp("rounds")
-        settings = json.loads((records.inputs.rounds_dir() / "showcase.json").read_text())
-        settings.update(round_id=ROUND, agent={"name": NAME, "version": VERSION})
-        settings.pop("opencode_version", None)
-        (rounds / f"{ROUND}.json").write_text(json.dumps(settings))
-        mp.setattr(records.inputs, "rounds_dir", lambda: rounds)  # the round file
+    with agent_round(tmp_path_factory, ROUND, {"name": NAME, "version": VERSION}) as (ev, mp):
         mp.setitem(harness.agents.AGENTS, NAME, ToyAgent)  # the registry entry
         installed = records.tools.tool_versions()
         mp.setattr(records.tools, "tool_versions", lambda: {**installed, NAME: VERSION})  # setup
-        mp.setenv("SITEOS_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
-        install(tmp_path_factory.mktemp("scripts"), mp.setattr)
-        ev = tmp_path_factory.mktemp("evidence")
         freeze(Round.load(ROUND, ev))
-        check_spend(Round.load(ROUND, ev))
-        write_record(round_paths(ROUND, ev).calibration, Calibration(
-            round_id=ROUND, passed=True, checks_executed=15, automated_score=CALIBRATION,
-            expected_score=CALIBRATION, evaluator_sha256=evaluator_sha256(), hard_gate_failed=True,
-            missing_core_journeys=["filter", "detail", "enquiry"], install_ok=True, build_ok=True,
-            failed_checks=[], expected_failed_checks=[], reasons=[],
-            result="calibration/result.json", duration_s=0.0,
-        ))  # fmt: skip
+        pass_preconditions(ev, ROUND)
         yield ev
 
 

@@ -9,9 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.gateway.simulator import dialects
 from records.simulator_scripts import Behaviour, ErrorSpec, ScriptedModel, TreeCalls, Turn
 
-WORKDIR_RE = re.compile(r"Working directory: (\S[^\n]*)")
+WORKDIR_RE = re.compile(r"[Ww]orking directory: (\S[^\n]*)|<cwd>([^<\n]+)</cwd>")
+"""OpenCode's and Claude Code's system prompt line ("Primary working directory: ..." for the
+latter), or Codex's environment context in a user message."""
 PROBE_RE = re.compile(r"PREFLIGHT PROBE (\d+)")
 PROBE_FILE_RE = re.compile(r"^PROBE FILE: *(\S[^\n]*)$", re.MULTILINE)
 PROBE_TEXT_RE = re.compile(r"^PROBE TEXT: *(\S[^\n]*)$", re.MULTILINE)
@@ -79,10 +82,10 @@ class Conversation:
     def of(cls, body: dict[str, Any]) -> Conversation:
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         system = "\n".join(message_text(m) for m in messages if m.get("role") == "system")
-        match = WORKDIR_RE.search(system)
         users = [message_text(m) for m in messages if m.get("role") == "user"]
+        match = WORKDIR_RE.search(system) or WORKDIR_RE.search("\n".join(users))
         return cls(
-            workdir=match.group(1).strip() if match else "/tmp",
+            workdir=(match.group(1) or match.group(2)).strip() if match else "/tmp",
             assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
             first_user=users[0] if users else "",
         )
@@ -191,6 +194,7 @@ def materialise(
         calls.extend(expand_tree(tree, convo.workdir, repo_root))
     for call in turn.tool_calls:
         calls.append((call.name, substitute(call.arguments, values, repo_root)))
+    calls = dialects.translate(calls, body.get("tools"))
     reply.tool_calls = [
         (f"{call_prefix}_{i}", name, json.dumps(args, ensure_ascii=False))
         for i, (name, args) in enumerate(calls)

@@ -1,0 +1,114 @@
+"""Scripted tool calls in the tools the requesting agent offers.
+
+Scripts are written in OpenCode's tools (`write`, `read`, `edit`, `bash` with `filePath`,
+`content`, `oldString`, `newString`, `replaceAll`, `command`). A request that offers Claude Code's
+tools (`Write`, `Read`, `Edit`, `Bash`) or Codex's (`exec_command`) gets each call as that agent's
+own, doing the same thing to the worktree:
+
+- Claude Code refuses to write or edit a file it has not read in the session, so a `write` or
+  `edit` becomes a `Read` of the file, then the `Write` or `Edit` (the `Read` of a new file fails
+  harmlessly); `bash` is `Bash` with the tool's 10-minute timeout.
+- Codex (0.171.0 with an unknown model) offers only a shell: `bash` is `exec_command`; `write` a
+  quoted heredoc (exact bytes: a missing final newline is taken off again), `read` a `cat`, `edit`
+  a Node one-liner that replaces the text once (or everywhere with `replaceAll`) and fails when it
+  is not there.
+
+A call whose tool the agent does not offer (e.g. `webfetch`) is sent as scripted: the agent answers
+it as an unknown tool, as it would a model's.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable
+from typing import Any
+
+Call = tuple[str, dict[str, Any]]
+CLAUDE_CODE = frozenset({"Write", "Read", "Edit", "Bash"})
+CODEX = frozenset({"exec_command"})
+BASH_TIMEOUT_MS = 600_000  # Claude Code's maximum
+YIELD_MS = 30_000  # Codex waits this long for a command before handing back a session id
+EDIT_JS = (
+    "const fs=require('fs');const [p,a,b,all]=JSON.parse(process.argv[1]);"
+    "const t=fs.readFileSync(p,'utf8');"
+    "if(!t.includes(a)){console.error('old text not found in '+p);process.exit(1)}"
+    "fs.writeFileSync(p,all?t.split(a).join(b):t.replace(a,()=>b))"
+)
+
+
+def offered(tools: Any) -> set[str]:
+    """The tool names a request offers, in any of the three APIs' shapes."""
+    names: set[str] = set()
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")
+        name = function.get("name") if isinstance(function, dict) else tool.get("name")
+        if isinstance(name, str):
+            names.add(name)
+    return names
+
+
+def translate(calls: Iterable[Call], tools: Any) -> list[Call]:
+    """`calls` (OpenCode's tools) as the agent offering `tools` makes them."""
+    names = offered(tools)
+    if names >= CLAUDE_CODE:
+        return [out for call in calls for out in _claude_code(*call)]
+    if names >= CODEX:
+        return [_codex(*call) for call in calls]
+    return list(calls)
+
+
+def _claude_code(name: str, args: dict[str, Any]) -> list[Call]:
+    path = args.get("filePath")
+    if name == "write":
+        read = ("Read", {"file_path": path})
+        return [read, ("Write", {"file_path": path, "content": args.get("content", "")})]
+    if name == "edit":
+        edit = {"file_path": path, "old_string": args.get("oldString", ""),
+                "new_string": args.get("newString", "")}  # fmt: skip
+        if args.get("replaceAll"):
+            edit["replace_all"] = True
+        return [("Read", {"file_path": path}), ("Edit", edit)]
+    if name == "read":
+        return [("Read", {"file_path": path})]
+    if name == "bash":
+        bash = {"command": args.get("command", ""), "timeout": BASH_TIMEOUT_MS}
+        if args.get("description"):
+            bash["description"] = args["description"]
+        return [("Bash", bash)]
+    return [(name, args)]
+
+
+def _codex(name: str, args: dict[str, Any]) -> Call:
+    path = str(args.get("filePath", ""))
+    if name == "bash":
+        return _exec(str(args.get("command", "")))
+    if name == "read":
+        return _exec(f"cat {shlex.quote(path)}")
+    if name == "write":
+        return _exec(write_command(path, str(args.get("content", ""))))
+    if name == "edit":
+        params = [path, args.get("oldString", ""), args.get("newString", ""),
+                  bool(args.get("replaceAll"))]  # fmt: skip
+        return _exec(f"node -e {shlex.quote(EDIT_JS)} {shlex.quote(json.dumps(params))}")
+    return (name, args)
+
+
+def _exec(command: str) -> Call:
+    return ("exec_command", {"cmd": command, "yield_time_ms": YIELD_MS})
+
+
+def write_command(path: str, content: str) -> str:
+    """A shell command writing exactly `content` to `path` (its folders made first)."""
+    delimiter = "SITEOS_EOF"
+    while delimiter in content:
+        delimiter += "_"
+    quoted = shlex.quote(path)
+    body = content if content.endswith("\n") else f"{content}\n"
+    command = f"mkdir -p \"$(dirname {quoted})\" && cat > {quoted} <<'{delimiter}'\n"
+    command += f"{body}{delimiter}"
+    if not content.endswith("\n"):
+        command += f"\ntruncate -s -1 {quoted}"
+    return command

@@ -1,0 +1,69 @@
+"""Claude Code and Codex CLI as scored units: each real binary runs a scripted build (the
+showcase's strong builder, its calls in the agent's own tools) in the session sandbox, through the
+recording proxy (Anthropic Messages, OpenAI Responses) to the simulator, with nothing past
+loopback; its unit is evaluated and scored like an OpenCode unit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from session_support import agent_round, pass_preconditions
+
+from evaluator.unit_evaluation import evaluate_unit
+from harness.agents import ClaudeCodeAgent, CodexAgent
+from harness.freeze import freeze
+from harness.unit import run_unit
+from records.evidence.agent import AgentTrace
+from records.evidence.gateway import read_exchanges
+from records.io import read_record
+from records.round import Round
+from scoring import score_round
+
+pytestmark = [pytest.mark.agent_cli, pytest.mark.browser, pytest.mark.slow]
+AGENTS = {  # agent -> (its adapter, the protocol its proxy log records, the path it posts to)
+    "claude-code": (ClaudeCodeAgent, "messages", "/api/v1/messages"),
+    "codex": (CodexAgent, "responses", "/api/v1/responses"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(AGENTS))
+def unit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    name = request.param
+    adapter = AGENTS[name][0]()
+    if adapter.installed_version() is None:
+        pytest.fail(f"{name} is not installed: run scripts/setup")
+    round_id = f"{name}-round"
+    agent = {"name": name, "version": adapter.info.version}
+    with agent_round(tmp_path_factory, round_id, agent) as (evidence, _):
+        rnd = Round.load(round_id, evidence)
+        freeze(rnd)
+        pass_preconditions(evidence, round_id)
+        record = run_unit(rnd, "strong-builder", check_order=False)
+        yield name, rnd, record
+
+
+def test_the_cli_completes_the_scripted_build_in_the_sandbox(unit: tuple) -> None:
+    name, rnd, record = unit
+    assert (record.agent.name, record.stop_status, record.validity) == (
+        name, "completed", "valid"), record.invalid_reasons  # fmt: skip
+    assert record.isolation.level == "bwrap-loopback-proxy"  # no network but the proxy
+    exchanges = read_exchanges(rnd.unit("strong-builder-r1").gateway)
+    _, protocol, path = AGENTS[name]
+    assert exchanges and {x.path.split("?")[0] for x in exchanges} == {path}, exchanges[:2]
+    assert {x.protocol for x in exchanges} == {protocol}
+    assert record.steps == len(exchanges) and record.cost_usd and record.cost_usd > 0
+    trace = read_record(rnd.unit("strong-builder-r1").trace, AgentTrace)
+    assert trace.agent.name == name and trace.steps
+    tools = [p for s in trace.steps for p in s.parts if p.kind == "tool"]
+    assert any(f.endswith("src/pages/VenuePage.tsx") for p in tools for f in p.files)
+    assert any(p.shell and p.exit_code == 0 for p in tools)
+
+
+def test_the_unit_is_evaluated_and_ranked_like_an_opencode_unit(unit: tuple) -> None:
+    _, rnd, _ = unit
+    result = evaluate_unit(rnd, "strong-builder-r1")
+    assert result.automated_score == result.max_automated and not result.hard_gate_failed
+    board = score_round(rnd)
+    (row,) = [r for r in board.units if r.unit == "strong-builder-r1"]
+    assert row.status == "ranked" and row.automated_score == result.automated_score

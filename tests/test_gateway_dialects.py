@@ -1,0 +1,87 @@
+"""The simulator's scripted tool calls in each agent's own tools (harness/gateway/simulator/
+dialects.py): Claude Code's reads before its writes and edits, Codex's shell commands doing
+exactly what OpenCode's write and edit do (run here by bash and Node, byte for byte)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.gateway.simulator.dialects import translate, write_command
+from harness.gateway.simulator.turns import Conversation
+from records.tools import node_path_env
+
+DATA = Path(__file__).parent / "data" / "agents"
+CLAUDE_TOOLS = json.loads((DATA / "claude-code-2.1.332/session/requests.json").read_text())[0][
+    "body"
+]["tools"]
+CODEX_REQUEST = json.loads((DATA / "codex-0.171.0/session/requests.json").read_text())[0]["body"]
+SCRIPTED = [
+    ("write", {"filePath": "/w/src/a.ts", "content": "export const a = 1;\n"}),
+    ("edit", {"filePath": "/w/src/a.ts", "oldString": "1", "newString": "2"}),
+    ("bash", {"command": "npm run build", "description": "build"}),
+    ("webfetch", {"url": "https://example.com"}),
+]
+
+
+def test_claude_code_reads_before_it_writes_or_edits() -> None:
+    calls = translate(SCRIPTED, CLAUDE_TOOLS)
+    assert [name for name, _ in calls] == ["Read", "Write", "Read", "Edit", "Bash", "webfetch"]
+    assert calls[1][1] == {"file_path": "/w/src/a.ts", "content": "export const a = 1;\n"}
+    assert calls[3][1] == {"file_path": "/w/src/a.ts", "old_string": "1", "new_string": "2"}
+    assert calls[4][1]["command"] == "npm run build" and calls[4][1]["timeout"] == 600_000
+    names = {t["name"] for t in CLAUDE_TOOLS}
+    for name, args in calls[:-1]:  # every argument is one the recorded tool schema declares
+        (tool,) = [t for t in CLAUDE_TOOLS if t["name"] == name]
+        assert name in names and set(args) <= set(tool["input_schema"]["properties"])
+
+
+def test_opencode_requests_keep_the_script_as_written() -> None:
+    chat_tools = [{"type": "function", "function": {"name": n}} for n in ("write", "bash")]
+    assert translate(SCRIPTED, chat_tools) == SCRIPTED
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["plain\n", "no final newline", "", "SITEOS_EOF\n'quotes' \"and\" $HOME `ticks`\n\\n"],
+)
+def test_codex_writes_exactly_the_scripted_bytes(tmp_path: Path, content: str) -> None:
+    target = tmp_path / "deep" / "dir" / "file.txt"
+    ((name, args),) = translate([("write", {"filePath": str(target), "content": content})],
+                                CODEX_REQUEST["tools"])  # fmt: skip
+    assert name == "exec_command" and args["cmd"] == write_command(str(target), content)
+    subprocess.run(["bash", "-c", args["cmd"]], check=True, cwd=tmp_path)
+    assert target.read_bytes() == content.encode()
+
+
+def test_codex_edits_once_or_everywhere_and_fails_on_missing_text(tmp_path: Path) -> None:
+    target = tmp_path / "a.ts"
+    env = {**os.environ, **node_path_env()}
+
+    def edit(old: str, new: str, everywhere: bool = False) -> int:
+        args = {"filePath": str(target), "oldString": old, "newString": new}
+        ((_, call),) = translate([("edit", {**args, "replaceAll": everywhere})],
+                                 CODEX_REQUEST["tools"])  # fmt: skip
+        return subprocess.run(["bash", "-c", call["cmd"]], env=env).returncode
+
+    target.write_text("a $1 a\n")
+    assert edit("a", "b'$&") == 0 and target.read_text() == "b'$& $1 a\n"
+    assert edit("a", "c", everywhere=True) == 0 and target.read_text() == "b'$& $1 c\n"
+    assert edit("missing", "x") == 1 and target.read_text() == "b'$& $1 c\n"
+
+
+def test_each_agent_names_its_working_directory() -> None:
+    claude = json.loads((DATA / "claude-code-2.1.332/session/requests.json").read_text())[0]
+    system = claude["body"]["system"]
+    body = {"messages": [{"role": "system", "content": system}, *claude["body"]["messages"]]}
+    assert Conversation.of(body).workdir == "/workspace"
+    codex_messages = [
+        {"role": "user", "content": item["content"]}
+        for item in CODEX_REQUEST["input"]
+        if item.get("role") == "user"
+    ]
+    assert Conversation.of({"messages": codex_messages}).workdir == "/workspace"

@@ -134,7 +134,9 @@ def create_replacement(
         )
     if evaluator:
         failure_class = "evaluator"
-    target = rpaths.unit(unit_id(failed_id.model_key, failed_id.repetition, replacement=1))
+    target = rpaths.unit(
+        unit_id(failed_id.model_key, failed_id.repetition, replacement=1, agent=failed_id.agent)
+    )
     if target.replacement.exists() or target.session.exists():
         raise ReplacementRefused(f"{unit} already has its one replacement ({target.root.name})")
     record = ReplacementRecord(

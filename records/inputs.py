@@ -95,6 +95,8 @@ class Candidate(Frozen):
     def _key(cls, value: str) -> str:
         if not KEY_PATTERN.match(value):
             raise ValueError(f"key {value!r} must be lowercase letters, digits and hyphens")
+        if "-via-" in value:
+            raise ValueError(f"key {value!r}: '-via-' names an agent arm in unit ids")
         return value
 
     @field_validator("route", "expected_canonical_slug")
@@ -271,7 +273,14 @@ class RoundSettings(Frozen):
     ceilings: Ceilings
     node_version: str
     agent: AgentInfo = Field(
-        default=DEFAULT_AGENT, description="the agent every session runs (name and exact version)"
+        default=DEFAULT_AGENT,
+        description="the agent every session runs (name and exact version); in an intervention "
+        "round, the baseline (the first of `agents`)",
+    )
+    agents: list[AgentInfo] = Field(
+        default_factory=list,
+        description="an intervention round: every model runs with each of these agents (the "
+        "first is the baseline the others are compared with); empty: one agent, `agent`",
     )
     opencode_version: str | None = Field(
         default=None, description="older round files name the agent only by this; see `agent`"
@@ -321,6 +330,38 @@ class RoundSettings(Frozen):
         if isinstance(data, dict) and "agent" not in data and data.get("opencode_version"):
             return {**data, "agent": {"name": "opencode", "version": data["opencode_version"]}}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _baseline_agent(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "agent" not in data and data.get("agents"):
+            return {**data, "agent": data["agents"][0]}
+        return data
+
+    @model_validator(mode="after")
+    def _intervention_arms(self) -> RoundSettings:
+        if not self.agents:
+            return self
+        names = [a.name for a in self.agents]
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise ValueError(
+                f"agents: an intervention round lists two or more agents, each once ({names})"
+            )
+        if self.agents[0] != self.agent:
+            raise ValueError(
+                f"agent: {self.agent.name} {self.agent.version} is not the baseline, the first of "
+                f"agents ({self.agents[0].name} {self.agents[0].version})"
+            )
+        return self
+
+    @property
+    def arms(self) -> list[AgentInfo]:
+        """The agents the round's sessions run: each of `agents`, or the one `agent`."""
+        return list(self.agents) or [self.agent]
+
+    @property
+    def intervention(self) -> bool:
+        return bool(self.agents)
 
     @model_validator(mode="after")
     def _one_agent_version(self) -> RoundSettings:

@@ -4,6 +4,7 @@
     rnd.paths.order, rnd.unit("m-r1")   # evidence/demo/..., the layout's paths
     rnd.cohort, rnd.task                # read on first use, then kept
     rnd.units()                         # the frozen order, then the documented replacements
+    rnd.entrants()                      # each model with each agent it runs with
 
 A command line or dodo builds it once and hands it down; the stages never read the round file,
 the cohort or the task folder again. The files it reads are records (`records/inputs.py`,
@@ -17,15 +18,35 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.evidence.agent import AgentInfo
 from records.evidence.round import OrderRecord, ReplacementRecord
-from records.inputs import Cohort, RoundSettings, load_cohort, load_round, round_settings_path
+from records.inputs import (
+    Candidate,
+    Cohort,
+    RoundSettings,
+    load_cohort,
+    load_round,
+    round_settings_path,
+)
 from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths
 from records.task import Task
+from records.unit_ids import entrant_key, split_entrant
 
 
 class OrderMissing(RecordError):
     """The round's order.json is not drawn yet."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One model run by one agent: what preflight qualifies and the order draws (`key` names its
+    preflight folder and prefixes its unit ids: the model's key, `-via-<agent>` in an
+    intervention round)."""
+
+    key: str
+    candidate: Candidate
+    agent: AgentInfo
 
 
 @dataclass(frozen=True)
@@ -60,6 +81,28 @@ class Round:
     @functools.cached_property
     def task(self) -> Task:
         return self.settings.load_task()
+
+    def entrants(self) -> list[Entrant]:
+        """Every model of the cohort with each agent of the round, cohort order first."""
+        arms = self.settings.arms
+        via = self.settings.intervention
+        return [
+            Entrant(entrant_key(c.key, a.name if via else ""), c, a)
+            for c in self.cohort.candidates
+            for a in arms
+        ]
+
+    def entrant(self, key: str) -> Entrant:
+        """The entrant of `key` (`m` or `m-via-a`), refused when the round has none such."""
+        model, agent = split_entrant(key)
+        for found in self.entrants():
+            if found.key == key:
+                return found
+        arms = ", ".join(a.name for a in self.settings.arms)
+        raise RecordError(
+            f"{self.settings_path}: round {self.id!r} has no entrant {key!r} (model {model!r} "
+            f"in cohort {self.settings.cohort}, agent {agent or 'none named'!r}; agents: {arms})"
+        )
 
     def unit(self, unit: str) -> UnitPaths:
         return self.paths.unit(unit)

@@ -158,7 +158,7 @@ def task_spend() -> dict[str, Any]:
     whose key's remaining credit is below its maximum spend (GET /key, key-check.json)."""
 
     def announce() -> bool:
-        candidates = len(ROUND.cohort.candidates)
+        candidates = len(ROUND.entrants())
         ceiling = ROUND.settings.ceilings.budget_usd
         units = candidates * ROUND.settings.repetitions
         if ROUND.settings.requires_api_key and not os.environ.get("OPENROUTER_API_KEY"):
@@ -166,7 +166,8 @@ def task_spend() -> dict[str, Any]:
             return False
         kind = "real money" if ROUND.settings.requires_api_key else "nothing (simulated gateway)"
         print(
-            f"round {ROUND.id!r} spends {kind}: {candidates} routes x {ROUND.settings.probes} "
+            f"round {ROUND.id!r} spends {kind}: {candidates} entrants (routes, each with each "
+            f"agent) x {ROUND.settings.probes} "
             f"preflight probes, then at most {units} scored units with a ${ceiling:.2f} budget "
             f"ceiling each (at most ${units * ceiling:.2f} for the scored units)"
         )
@@ -192,13 +193,14 @@ def task_spend() -> dict[str, Any]:
 
 
 def task_preflight() -> Iterator[dict[str, Any]]:
-    """Qualify each route: catalogue check, then three isolated file-edit + shell probes (3/3)."""
-    for candidate in ROUND.cohort.candidates:
+    """Qualify each route (with each agent of an intervention round): catalogue check, then three
+    isolated file-edit + shell probes (3/3)."""
+    for entrant in ROUND.entrants():
         yield {
-            "name": candidate.key,
-            "actions": [(stage, [stages.preflight, ROUND, candidate.key])],
+            "name": entrant.key,
+            "actions": [(stage, [stages.preflight, ROUND, entrant.key])],
             "task_dep": ["freeze", "spend"],
-            "targets": [str(ROUND.paths.preflight(candidate.key))],
+            "targets": [str(ROUND.paths.preflight(entrant.key))],
             "uptodate": RUN_ONCE,
         }
 
@@ -207,7 +209,7 @@ def task_order() -> dict[str, Any]:
     """Draw the run order of the qualified routes from the round seed (once, before any unit)."""
     return {
         "actions": [(stage, [stages.order, ROUND])],
-        "file_dep": [str(ROUND.paths.preflight(c.key)) for c in ROUND.cohort.candidates],
+        "file_dep": [str(ROUND.paths.preflight(e.key)) for e in ROUND.entrants()],
         "targets": [str(ROUND.paths.order)],
         "uptodate": RUN_ONCE,
     }
@@ -250,7 +252,7 @@ def task_sessions() -> Iterator[dict[str, Any]]:
                 "name": item.unit,
                 "doc": "Run this unit's one session",
                 "actions": [
-                    (stage, [stages.unit, ROUND, item.model_key, item.repetition, item.replacement])
+                    (stage, [stages.unit, ROUND, item.key, item.repetition, item.replacement])
                 ],
                 "task_dep": ["order", *([previous] if previous else [])],
                 "targets": [str(ROUND.paths.unit(item.unit).session)],
@@ -409,7 +411,7 @@ def task_score() -> dict[str, Any]:
             *unit_evidence_files(
                 "session", "events", "trace", "gateway", "progress", "result", "archive"
             ),
-            *[str(ROUND.paths.preflight(c.key)) for c in ROUND.cohort.candidates],
+            *[str(ROUND.paths.preflight(e.key)) for e in ROUND.entrants()],
             str(ROUND.paths.codes),
             *review_sheets(),
             *[str(p) for p in (ROUND.paths.unsealing,) if p.exists()],

@@ -35,7 +35,7 @@ class ToolVersionMismatch(RuntimeError):
 def require_round_tools(rnd: Round) -> None:
     """Refuse when the round's node_version or agent version differs from the installed tools."""
     settings = rnd.settings
-    required = {"node": settings.node_version, settings.agent.name: settings.agent.version}
+    required = {"node": settings.node_version, **{a.name: a.version for a in settings.arms}}
     problems = version_mismatches(required)
     if problems:
         raise ToolVersionMismatch(

@@ -50,7 +50,8 @@ def rotated(keys: list[str], by: int) -> list[str]:
 
 
 def draw(qualified: list[str], seed: int, repetitions: int = 1) -> list[str]:
-    """Unit ids in run order: the seeded base order, rotated per repetition (`shift`)."""
+    """Unit ids in run order: the seeded base order of the qualified entrants' keys, rotated
+    per repetition (`shift`)."""
     keys = base_order(qualified, seed)
     units: list[str] = []
     for rep in range(1, repetitions + 1):
@@ -67,15 +68,16 @@ def position_classes(position: int, n: int) -> set[int]:
 
 
 def preflight_verdicts(rnd: Round) -> dict[str, bool]:
-    """Every cohort candidate's preflight verdict; refuses while one is missing."""
+    """Every entrant's preflight verdict (each route, or each route with each agent of an
+    intervention round); refuses while one is missing."""
     verdicts: dict[str, bool] = {}
     missing = []
-    for candidate in rnd.cohort.candidates:
-        path = rnd.paths.preflight(candidate.key)
+    for entrant in rnd.entrants():
+        path = rnd.paths.preflight(entrant.key)
         if not path.exists():
-            missing.append(candidate.key)
+            missing.append(entrant.key)
             continue
-        verdicts[candidate.key] = read_record(path, PreflightRecord).qualified
+        verdicts[entrant.key] = read_record(path, PreflightRecord).qualified
     if missing:
         raise OrderError(f"preflight missing for {', '.join(missing)}: run preflight first")
     return verdicts

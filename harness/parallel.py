@@ -27,7 +27,7 @@ from pathlib import Path
 from harness.session.evidence import MarkerUnreadable, read_marker
 from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths
 from records.round import Round
-from records.unit_ids import UnitId, unit_id
+from records.unit_ids import UnitId
 
 
 class ParallelRefused(RuntimeError):
@@ -37,14 +37,14 @@ class ParallelRefused(RuntimeError):
 @dataclass(frozen=True)
 class Scheduled:
     unit: str
-    model_key: str
+    key: str  # the entrant's: the model, or `<model>-via-<agent>` in an intervention round
     repetition: int
     replacement: int = 0
 
     @classmethod
     def of(cls, unit: str) -> Scheduled:
         parsed = UnitId.parse(unit)
-        return cls(unit, parsed.model_key, parsed.repetition, parsed.replacement)
+        return cls(unit, parsed.entrant, parsed.repetition, parsed.replacement)
 
 
 @dataclass
@@ -100,7 +100,7 @@ def require_started_before(paths: RoundPaths, order: list[str], unit: str) -> No
 
 def child_command(rnd: Round, item: Scheduled) -> list[str]:
     return [
-        sys.executable, "-m", "harness.parallel", "one", rnd.id, item.model_key,
+        sys.executable, "-m", "harness.parallel", "one", rnd.id, item.key,
         str(item.repetition), "--replacement", str(item.replacement),
         "--evidence", str(rnd.evidence_dir),
     ]  # fmt: skip
@@ -181,7 +181,7 @@ def _one(args: argparse.Namespace) -> int:
     from harness.unit import run_unit
 
     rnd = Round.load(args.round, args.evidence)
-    unit = unit_id(args.model, args.repetition)
+    unit = rnd.entrant(args.model).unit(args.repetition)
     if not args.replacement:
         require_started_before(rnd.paths, rnd.order().order, unit)
     record = run_unit(

@@ -1,6 +1,6 @@
 """Preflight per route: catalogue check, then isolated file-edit + shell probes (3/3 qualifies).
 
-    run_preflight(rnd, model_key) -> PreflightRecord
+    run_preflight(rnd, key) -> PreflightRecord   # key: the model (or <model>-via-<agent>)
 
 Each probe is a fresh tiny git worktree and a fresh agent session under the same proxy policy,
 sandbox and agent config as scoring. Anything short of all probes passing is "not testable" with
@@ -174,14 +174,17 @@ def probes_verdict(probes: list[ProbeRecord], required: int) -> tuple[NotTestabl
     )
 
 
-def run_preflight(rnd: Round, model_key: str, *, agent: Agent | None = None) -> PreflightRecord:
-    """Qualify one route (the record is written once; a second call returns it)."""
+def run_preflight(rnd: Round, key: str, *, agent: Agent | None = None) -> PreflightRecord:
+    """Qualify one entrant: a route, run by the round's agent (in an intervention round, the
+    route with one of its agents, `<model>-via-<agent>`). The record is written once; a second
+    call returns it."""
     settings, round_id, paths = rnd.settings, rnd.id, rnd.paths
-    candidate = rnd.cohort.by_key(model_key)
+    entrant = rnd.entrant(key)
+    candidate, model_key = entrant.candidate, entrant.key
     target = paths.preflight(model_key)
     if target.exists():
         return read_record(target, PreflightRecord)
-    agent = agent or agent_for(settings.agent, f"round {round_id!r}")
+    agent = agent or agent_for(entrant.agent, f"round {round_id!r}")
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
     started = now_iso()
     probes: list[ProbeRecord] = []

@@ -30,7 +30,7 @@ class SpendRefused(RuntimeError):
 
 
 def max_spend(settings: RoundSettings, cohort: Cohort, completion_prices: list[float]) -> MaxSpend:
-    routes = len(cohort.candidates)
+    routes = len(cohort.candidates) * len(settings.arms)  # each route with each agent
     budget = settings.ceilings.budget_usd
     probes = routes * settings.probes * budget
     units = routes * settings.repetitions * budget

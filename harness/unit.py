@@ -56,7 +56,6 @@ from records.inputs import Candidate, RoundSettings
 from records.io import read_record, write_record
 from records.layout import UnitPaths
 from records.round import Round
-from records.unit_ids import unit_id
 
 
 class UnitRefused(RuntimeError):
@@ -262,7 +261,8 @@ def run_unit(
     wall_clock_seconds: float | None = None,
     outage_seconds: float | None = None,
 ) -> SessionRecord:
-    """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`."""
+    """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`
+    (`model_key` is the entrant's: `<model>-via-<agent>` in an intervention round)."""
     require_round_tools(rnd)  # a paid session never runs on other tools than the round's
     settings, round_id = rnd.settings, rnd.id
     ceiling = settings.ceilings.wall_clock_seconds
@@ -271,9 +271,10 @@ def run_unit(
             f"round {round_id!r} is real: its wall-clock ceiling is {ceiling:g} s (a fixed "
             f"control), not {wall_clock_seconds:g} s"
         )
-    candidate = rnd.cohort.by_key(model_key)
-    agent = agent or agent_for(settings.agent, f"round {round_id!r}")
-    unit = unit_id(model_key, repetition, replacement)
+    entrant = rnd.entrant(model_key)
+    candidate = entrant.candidate
+    agent = agent or agent_for(entrant.agent, f"round {round_id!r}")
+    unit = entrant.unit(repetition, replacement)
     paths = rnd.unit(unit)
     if paths.session.exists():
         raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")

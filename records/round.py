@@ -31,7 +31,7 @@ from records.inputs import (
 from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths
 from records.task import Task
-from records.unit_ids import entrant_key, split_entrant
+from records.unit_ids import entrant_key, split_entrant, unit_id
 
 
 class OrderMissing(RecordError):
@@ -47,6 +47,11 @@ class Entrant:
     key: str
     candidate: Candidate
     agent: AgentInfo
+
+    def unit(self, repetition: int = 1, replacement: int = 0) -> str:
+        """The id of this entrant's unit for one repetition (and its documented replacement)."""
+        arm = split_entrant(self.key)[1]
+        return unit_id(self.candidate.key, repetition, replacement, agent=arm)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import pytest
 
 from harness.gateway.simulator.dialects import translate, write_command
 from harness.gateway.simulator.turns import Conversation
-from records.tools import node_path_env
+from records.tools import CODEX_DIR, node_path_env
+from sandbox.netns import loopback_netns_argv
 
 DATA = Path(__file__).parent / "data" / "agents"
 CLAUDE_TOOLS = json.loads((DATA / "claude-code-2.1.332/session/requests.json").read_text())[0][
@@ -45,16 +46,39 @@ def test_opencode_requests_keep_the_script_as_written() -> None:
     assert translate(SCRIPTED, chat_tools) == SCRIPTED
 
 
-@pytest.mark.parametrize(
-    "content",
-    ["plain\n", "no final newline", "", "SITEOS_EOF\n'quotes' \"and\" $HOME `ticks`\n\\n"],
-)
+WRITES = [
+    "plain\n",
+    "no final newline",
+    "",
+    "SITEOS_EOF\nEOF\n*** End Patch\n'quotes' \"and\" $HOME `ticks`\n\\n\n",
+    "\n\nblank lines\n\n",
+]
+
+
+def apply_patch_path(tmp_path: Path) -> dict[str, str]:
+    """PATH with Codex's own binary as `apply_patch` (how Codex applies a patch it intercepts)."""
+    found = sorted(CODEX_DIR.glob("node_modules/@openai/codex-linux-*/vendor/*/bin/codex"))
+    if not found:
+        pytest.fail(f"Codex is not installed under {CODEX_DIR}: run scripts/setup")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "apply_patch").symlink_to(found[0])
+    return {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
+
+
+@pytest.mark.agent_cli
+@pytest.mark.parametrize("content", WRITES)
 def test_codex_writes_exactly_the_scripted_bytes(tmp_path: Path, content: str) -> None:
     target = tmp_path / "deep" / "dir" / "file.txt"
+    target.parent.mkdir(parents=True)
+    target.write_text("an older file, replaced\n")
     ((name, args),) = translate([("write", {"filePath": str(target), "content": content})],
                                 CODEX_REQUEST["tools"])  # fmt: skip
     assert name == "exec_command" and args["cmd"] == write_command(str(target), content)
-    subprocess.run(["bash", "-c", args["cmd"]], check=True, cwd=tmp_path)
+    patched = content.endswith("\n")  # a patch, which Codex applies and logs as a file change
+    assert args["cmd"].startswith("apply_patch <<'EOF'\n") is patched
+    env = apply_patch_path(tmp_path)
+    subprocess.run(loopback_netns_argv(["bash", "-c", args["cmd"]]), check=True, env=env,
+                   cwd=tmp_path, capture_output=True)  # fmt: skip
     assert target.read_bytes() == content.encode()
 
 

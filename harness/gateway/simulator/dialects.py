@@ -8,10 +8,12 @@ own, doing the same thing to the worktree:
 - Claude Code refuses to write or edit a file it has not read in the session, so a `write` or
   `edit` becomes a `Read` of the file, then the `Write` or `Edit` (the `Read` of a new file fails
   harmlessly); `bash` is `Bash` with the tool's 10-minute timeout.
-- Codex (0.171.0 with an unknown model) offers only a shell: `bash` is `exec_command`; `write` a
-  quoted heredoc (exact bytes: a missing final newline is taken off again), `read` a `cat`, `edit`
-  a Node one-liner that replaces the text once (or everywhere with `replaceAll`) and fails when it
-  is not there.
+- Codex (0.171.0 with an unknown model) offers only a shell: `bash` is `exec_command`; `write` an
+  `apply_patch` heredoc adding the file (Codex applies it itself and logs a file change; it
+  replaces an existing file), or, for content without a final newline, which a patch cannot
+  express, a quoted `cat` heredoc with the newline taken off again; `read` a `cat`; `edit` a Node
+  one-liner that replaces the text once (or everywhere with `replaceAll`) and fails when it is
+  not there.
 
 A call whose tool the agent does not offer (e.g. `webfetch`) is sent as scripted: the agent answers
 it as an unknown tool, as it would a model's.
@@ -102,6 +104,10 @@ def _exec(command: str) -> Call:
 
 def write_command(path: str, content: str) -> str:
     """A shell command writing exactly `content` to `path` (its folders made first)."""
+    if content.endswith("\n"):
+        lines = "".join(f"+{line}\n" for line in content[:-1].split("\n"))
+        patch = f"*** Begin Patch\n*** Add File: {path}\n{lines}*** End Patch\n"
+        return f"apply_patch <<'EOF'\n{patch}EOF\n"
     delimiter = "SITEOS_EOF"
     while delimiter in content:
         delimiter += "_"

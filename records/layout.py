@@ -373,6 +373,11 @@ class RoundPaths:
         return self.root / "leaderboard.json"
 
     @property
+    def intervention(self) -> Path:
+        """An intervention round's agents compared on its models (scoring/intervention.py)."""
+        return self.root / "intervention.json"
+
+    @property
     def model_leaderboard(self) -> Path:
         """A repeated round ranked by model (scoring/aggregate.py)."""
         return self.root / "model-leaderboard.json"

@@ -24,6 +24,8 @@ class RoundContext:
     paths: RoundPaths
     repetitions: int = 1
     kind: RoundKind = "demo"
+    arms: tuple[str, ...] = ()
+    """An intervention round's agents, the baseline first (empty in a round of one agent)."""
 
     def rel(self, path: Path) -> str:
         """A path relative to the round folder, as explanations cite it."""
@@ -43,6 +45,7 @@ def load_context(rnd: Round) -> RoundContext:
         paths=rnd.paths,
         repetitions=settings.repetitions,
         kind=settings.kind,
+        arms=tuple(a.name for a in settings.agents),
     )
 
 

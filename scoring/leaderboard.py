@@ -54,7 +54,7 @@ from records.evidence.scoring import (
 )
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_json, read_record
-from records.unit_ids import parse_unit
+from records.unit_ids import entrant_key, parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
 from scoring.evidence import RoundContext, UnitEvidence, load_units, pending_replacements
@@ -137,6 +137,7 @@ def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> 
         model_key=key or unit.unit,
         route=candidate.route if candidate else "",
         display_name=candidate.display_name if candidate else (key or unit.unit),
+        agent=parsed.agent if parsed else "",
         repetition=repetition,
         replacement_of=parsed.original if parsed and parsed.is_replacement else None,
         status=verdict.status,
@@ -189,6 +190,7 @@ def _row(
         model_key=s.model_key,
         route=s.requested_route,
         display_name=candidate.display_name,
+        agent=s.agent.name if ctx.arms else "",
         repetition=s.repetition,
         replacement_of=s.replacement_of,
         status=status,
@@ -285,11 +287,14 @@ def _row(
 
 
 def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
-    """Candidates whose preflight record says not testable (absent records are tolerated)."""
+    """Candidates (with each agent, in an intervention round) whose preflight record says not
+    testable (absent records are tolerated). `tested`: the entrants that have a unit."""
     rows = []
-    for c in ctx.cohort.candidates:
-        path = ctx.paths.preflight(c.key)
-        if c.key in tested or not path.exists():
+    arms = ctx.arms or ("",)
+    for c, arm in ((c, arm) for c in ctx.cohort.candidates for arm in arms):
+        key = entrant_key(c.key, arm)
+        path = ctx.paths.preflight(key)
+        if key in tested or not path.exists():
             continue
         data = read_json(path)
         if (
@@ -309,6 +314,7 @@ def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
                 model_key=c.key,
                 display_name=c.display_name,
                 route=c.route,
+                agent=arm,
                 reason_class=data.get("reason_class"),
                 reason=str(data.get("reason") or json.dumps(data.get("verdict"))),
                 source=ctx.rel(path),
@@ -419,7 +425,7 @@ def build_leaderboard(
             if len(c) > 1
         ],
         units=rows,
-        not_testable=not_testable(ctx, {r.model_key for r in rows}),
+        not_testable=not_testable(ctx, {entrant_key(r.model_key, r.agent) for r in rows}),
     )
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from records.evidence.scoring import Leaderboard
+from records.hashing import file_sha256
 from records.io import write_record
 from records.round import Round
 from scoring.aggregate import aggregate_round
 from scoring.codes import assign_codes
 from scoring.evidence import RoundContext, load_context, load_units
+from scoring.intervention import build_intervention
 from scoring.leaderboard import build_leaderboard
 from scoring.packets import build_round_packets
 from scoring.receipts import receive_reviews
@@ -32,6 +34,9 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     write_record(ctx.paths.leaderboard, board)
     if ctx.repetitions > 1:  # a repeated round is also ranked by model
         write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
+    if ctx.arms:  # an intervention round: its agents compared on the same models
+        sha256 = file_sha256(ctx.paths.leaderboard)
+        write_record(ctx.paths.intervention, build_intervention(board, list(ctx.arms), sha256))
     return board
 
 

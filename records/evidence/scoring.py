@@ -166,6 +166,9 @@ class LeaderboardRow(Record):
     model_key: str
     route: str
     display_name: str
+    agent: str = Field(
+        default="", description="an intervention round: the agent that ran the unit (its arm)"
+    )
     repetition: int
     replacement_of: str | None = Field(
         default=None, description="the unit this documented replacement stands for"
@@ -223,6 +226,7 @@ class NotTestable(Record):
     model_key: str
     display_name: str
     route: str
+    agent: str = Field(default="", description="an intervention round: the arm not testable")
     reason_class: str | None
     reason: str
     source: str
@@ -282,10 +286,11 @@ class Leaderboard(Root):
     Schema 4: the file names what it is a result of, so a copy says where it came from: the
     round's kind and the frozen versions of the task and the judge. Older files load with both
     unknown (None). Schema 5: the versions name the task by id, version and title (None before,
-    and for a round frozen before round.json named it).
+    and for a round frozen before round.json named it). Schema 6: in an intervention round each
+    row and each route not testable names its agent (`agent`, empty before and otherwise).
     """
 
-    schema_version: int = 5
+    schema_version: int = 6
     round_id: str
     round_kind: RoundKind | None = Field(
         default=None, description="demo, rehearsal or real; None in files before schema 4"
@@ -418,3 +423,55 @@ class ModelLeaderboard(Root):
     advancing_projected: list[str] = Field(default_factory=list)
     ties: list[Tie] = Field(default_factory=list, description="equal mean totals (model keys)")
     models: list[ModelRow]
+
+
+class ArmScore(Record):
+    """One model with one agent: its counted units' totals (100-point; none counted: empty)."""
+
+    agent: str
+    units: list[str] = Field(description="the units counted, each with a total")
+    totals: list[float]
+    mean_total: float | None = None
+    not_counted: list[str] = Field(
+        default_factory=list, description="the arm's other units: no total (invalid, failed...)"
+    )
+
+
+class InterventionModel(Record):
+    model_key: str
+    display_name: str
+    arms: list[ArmScore]
+
+
+class AgentEffect(Record):
+    """One agent against the baseline, paired by model: each model's mean total with the agent
+    minus its mean total with the baseline, over the models with a total under both."""
+
+    agent: str
+    baseline: str
+    models: list[str] = Field(description="the models paired (a total under both agents)")
+    differences: list[float] = Field(description="per paired model, in `models` order")
+    mean_difference: float | None = None
+    low: float | None = Field(default=None, description="95% t-interval (two models or more)")
+    high: float | None = None
+    separated: Literal["above", "below", "overlaps", "unknown"] = Field(
+        default="unknown",
+        description="the interval wholly above zero (the agent scored higher), wholly below, "
+        "overlapping zero, or not computable (fewer than two paired models)",
+    )
+
+
+class InterventionBoard(Root):
+    """`evidence/<round>/intervention.json`: an intervention round compares agents on the same
+    models. Built from the round's leaderboard.json (cited with its SHA-256) alone, it measures
+    the harness, not the model: every model runs with every agent, and each agent's effect is its
+    paired difference from the baseline agent (the round's first)."""
+
+    schema_version: int = 1
+    round_id: str
+    leaderboard_sha256: str
+    standing: Standing
+    baseline: str
+    agents: list[str]
+    models: list[InterventionModel]
+    effects: list[AgentEffect]

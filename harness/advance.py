@@ -7,9 +7,12 @@ unchanged from the source cohort (route, frozen slug, reasoning policy, notes, s
 an `advanced_from` provenance block (source round, its `round/<source>` git tag if any, the
 leaderboard's SHA-256, the standing).
 
-It refuses while the source standing is provisional (reviews missing, replacement pending): the
-final list is empty until then. `--allow-provisional` uses the projected list instead and records
-that in the provenance. It never overwrites a cohort file whose candidates differ.
+A repeated source round (Round 1: three repetitions) advances by model: its
+`model-leaderboard.json` (`advancing`, model keys), the champion cohort a later intervention round
+runs on. It refuses while the source standing is provisional (reviews missing, replacement
+pending): the final list is empty until then. `--allow-provisional` uses the projected list
+instead and records that in the provenance. It never overwrites a cohort file whose candidates
+differ.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from records.evidence.scoring import Leaderboard, LeaderboardRow
+from records.evidence.scoring import Leaderboard, LeaderboardRow, ModelLeaderboard
 from records.hashing import file_sha256
 from records.inputs import AdvancedFrom, Candidate, Cohort, load_cohort, load_round
 from records.io import RecordError, read_record, write_record
@@ -104,12 +107,19 @@ def advance(
         )
     final = board.standing == "final"
     codes = board.advancing if final else board.advancing_projected
+    keys = advancing_models(board, codes) if codes else []
+    if source_settings.repetitions > 1:  # ranked by model: the model leaderboard decides
+        path = round_paths(source, evidence_dir).model_leaderboard
+        if not path.exists():
+            raise AdvanceRefused(f"{path} missing: score repeated round {source!r} first")
+        models = read_record(path, ModelLeaderboard)
+        codes = keys = models.advancing if final else models.advancing_projected
     if not codes:
         raise AdvanceRefused(f"{path}: no model advances from round {source!r}")
     source_cohort = load_cohort(source_settings.cohort_path)
     by_key = {c.key: c for c in source_cohort.candidates}
     candidates: list[Candidate] = []
-    for key in advancing_models(board, codes):
+    for key in keys:
         if key not in by_key:
             raise AdvanceRefused(
                 f"{path}: advancing model {key!r} is not in {source_settings.cohort_path}"

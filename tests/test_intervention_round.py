@@ -1,0 +1,71 @@
+"""The demo intervention round end to end (scripts/demo-intervention's stages, built once per
+session by `tests/demo_build.py`): four scripted models, each run by OpenCode and by Claude Code
+through the same proxy and simulator; every unit evaluated and scored; the agents compared model
+by model in intervention.json."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from demo_build import demo_build
+
+from records.evidence.gateway import read_exchanges
+from records.evidence.round import PreflightRecord
+from records.evidence.scoring import InterventionBoard, Leaderboard
+from records.io import read_record
+from records.layout import RoundPaths
+from records.unit_ids import UnitId
+
+pytestmark = [pytest.mark.agent_cli, pytest.mark.browser, pytest.mark.slow]
+ROUND = "demo-intervention"
+PROTOCOLS = {"opencode": "chat/completions", "claude-code": "messages"}
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory: pytest.TempPathFactory) -> RoundPaths:
+    return RoundPaths(demo_build(tmp_path_factory, ROUND).pristine / ROUND)
+
+
+def test_every_model_ran_with_every_agent_through_its_own_protocol(paths: RoundPaths) -> None:
+    preflight = {
+        k: read_record(paths.preflight(k), PreflightRecord) for k in paths.preflight_keys()
+    }
+    models = ("signer", "strong-builder", "type-breaker", "wide-footer")
+    assert sorted(preflight) == sorted(f"{m}-via-{a}" for m in models for a in PROTOCOLS)
+    assert {k: p.agent.name for k, p in preflight.items()} == {k: k.split("-via-")[1]
+                                                               for k in preflight}  # fmt: skip
+    # wide-footer's route does not take reasoning, which Claude Code always asks for: with the
+    # frozen require_parameters policy the gateway has no endpoint for it
+    assert [k for k, p in preflight.items() if not p.qualified] == ["wide-footer-via-claude-code"]
+    assert "no_endpoint" in preflight["wide-footer-via-claude-code"].reason
+    for unit in paths.units_with("session"):
+        agent = UnitId.parse(unit).agent
+        protocols = {x.protocol for x in read_exchanges(paths.unit(unit).gateway)}
+        assert protocols == {PROTOCOLS[agent]}, unit
+
+
+def test_the_agents_are_compared_model_by_model_from_the_leaderboard(paths: RoundPaths) -> None:
+    board = read_record(paths.leaderboard, Leaderboard)
+    found = read_record(paths.intervention, InterventionBoard)
+    assert (found.baseline, found.agents, found.standing) == ("opencode", list(PROTOCOLS), "final")
+    assert {r.agent for r in board.units} == set(PROTOCOLS)
+    assert [(n.model_key, n.agent) for n in board.not_testable] == [("wide-footer", "claude-code")]
+    means = {}
+    for model in found.models:
+        for arm in model.arms:
+            rows = [r for r in board.units
+                    if (r.model_key, r.agent) == (model.model_key, arm.agent)]  # fmt: skip
+            assert arm.units == [r.unit for r in rows if r.total is not None]
+            totals = [r.total for r in rows if r.total is not None]
+            means[model.model_key, arm.agent] = statistics.fmean(totals) if totals else None
+            assert arm.mean_total == means[model.model_key, arm.agent]
+    (effect,) = found.effects
+    both = [m.model_key for m in found.models]
+    paired = [m for m in both if None not in (means[m, "opencode"], means[m, "claude-code"])]
+    assert effect.models == paired == ["signer", "strong-builder", "type-breaker"]
+    assert effect.differences == [
+        pytest.approx(means[m, "claude-code"] - means[m, "opencode"])
+        for m in paired  # type: ignore[operator]
+    ]
+    assert effect.low is not None and effect.low <= effect.mean_difference <= effect.high  # type: ignore[operator]

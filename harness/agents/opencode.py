@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.agents.base import OUTPUT_LIMIT, Launch, truncate
+from harness.agents.base import Launch, truncate
+from harness.agents.native import as_dict, as_int, cut_inputs, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
     AgentIdentity,
@@ -36,7 +37,6 @@ DISABLE_FLAGS = (
 )
 EDIT_TOOLS = ("edit", "write", "apply_patch", "patch", "multiedit")
 FILE_TEXT_KEYS = ("content", "oldString", "newString", "patchText")
-FILE_TEXT_LIMIT = 20_000  # characters of a written file kept in the trajectory (others: 4,000)
 # apply_patch (offered instead of edit/write to ids containing "gpt-") names its files in the patch
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.M)
 PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
@@ -158,42 +158,9 @@ class OpenCodeAgent:
         step per `step_start` … `step_finish`; every part cites its line (lines split at newlines
         only, as the file is numbered)."""
         trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
-        if not events.exists():
-            return trace
-        text = events.read_text(encoding="utf-8", errors="replace")
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                trace.malformed_lines += 1
-                continue
-            if isinstance(event, dict):
-                _apply(trace, event, f"{events.name}:{number}")
+        for source, event in json_lines(trace, events):
+            _apply(trace, event, source)
         return trace
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _cut(value: Any, limit: int = OUTPUT_LIMIT) -> Any:
-    """Tool inputs with long strings cut to the output limit; the text of a file being written
-    or edited (`FILE_TEXT_KEYS`) to the larger `FILE_TEXT_LIMIT`, so the transcript shows it."""
-    if isinstance(value, str):
-        return truncate(value, limit)[0]
-    if isinstance(value, dict):
-        return {
-            k: _cut(v, FILE_TEXT_LIMIT if k in FILE_TEXT_KEYS else limit) for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_cut(v, limit) for v in value]
-    return value
 
 
 def _open_step(trace: AgentTrace, source: Literal["agent", "system"], ts: int | None) -> Step:
@@ -208,19 +175,19 @@ def _open_step(trace: AgentTrace, source: Literal["agent", "system"], ts: int | 
 
 
 def _metrics(part: dict[str, Any]) -> StepMetrics:
-    tokens = _dict(part.get("tokens"))
-    cache = _dict(tokens.get("cache"))
+    tokens = as_dict(part.get("tokens"))
+    cache = as_dict(tokens.get("cache"))
     return StepMetrics(
-        input_tokens=_int(tokens.get("input")), output_tokens=_int(tokens.get("output")),
-        reasoning_tokens=_int(tokens.get("reasoning")), cache_read_tokens=_int(cache.get("read")),
-        cache_write_tokens=_int(cache.get("write")),
+        input_tokens=as_int(tokens.get("input")), output_tokens=as_int(tokens.get("output")),
+        reasoning_tokens=as_int(tokens.get("reasoning")),
+        cache_read_tokens=as_int(cache.get("read")), cache_write_tokens=as_int(cache.get("write")),
     )  # fmt: skip
 
 
 def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
     kind = event.get("type")
-    part = _dict(event.get("part"))
-    ts = _int(event.get("timestamp"))
+    part = as_dict(event.get("part"))
+    ts = as_int(event.get("timestamp"))
     if kind == "step_start":
         _open_step(trace, "agent", ts)
     elif kind == "step_finish":
@@ -229,9 +196,9 @@ def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
         step.metrics = _metrics(part)
     elif kind == "error":
         error = event.get("error", event)
-        data = _dict(_dict(error).get("data"))
-        name = str(_dict(error).get("name") or "error")
-        message = str(data.get("message") or _dict(error).get("message") or "")
+        data = as_dict(as_dict(error).get("data"))
+        name = str(as_dict(error).get("name") or "error")
+        message = str(data.get("message") or as_dict(error).get("message") or "")
         _open_step(trace, "system", ts).parts.append(ErrorPart(
             text=f"{name}: {message}" if message else name, detail=json.dumps(error)[:2000],
             timestamp=ts, source=source,
@@ -247,17 +214,18 @@ def _apply(trace: AgentTrace, event: dict[str, Any], source: str) -> None:
 
 def _tool(part: dict[str, Any], ts: int | None, source: str) -> ToolPart:
     tool = str(part.get("tool", ""))
-    state = _dict(part.get("state"))
-    inputs = _dict(state.get("input"))
+    state = as_dict(part.get("state"))
+    inputs = as_dict(state.get("input"))
     status = str(state.get("status", ""))
-    metadata = _dict(state.get("metadata"))
+    metadata = as_dict(state.get("metadata"))
     raw = metadata.get("output", state.get("output", state.get("error", "")))
     output, cut = truncate(str(raw or ""))
     return ToolPart(
         tool=tool, status=status, call_id=str(part.get("callID", "")),
-        title=str(state.get("title") or inputs.get("description") or ""), input=_cut(inputs),
+        title=str(state.get("title") or inputs.get("description") or ""),
+        input=cut_inputs(inputs, FILE_TEXT_KEYS),
         output=output, output_truncated=cut or bool(metadata.get("truncated")),
-        exit_code=_int(metadata.get("exit")) if tool == "bash" else None, shell=tool == "bash",
+        exit_code=as_int(metadata.get("exit")) if tool == "bash" else None, shell=tool == "bash",
         files=edited_paths(tool, inputs) if tool in EDIT_TOOLS and status == "completed" else [],
         timestamp=ts, source=source,
     )  # fmt: skip

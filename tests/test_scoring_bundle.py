@@ -56,10 +56,19 @@ def test_one_zip_per_reviewer_in_a_shuffled_order(tmp_path: Path) -> None:
 
 def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     sheets = {p.stem: read_record(p, DemoReviewSheet) for p in sorted(DEMO_REVIEWS_DIR.glob("*"))}
-    assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b"}
+    assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b",
+                           "demo-intervention-a", "demo-intervention-b"}  # fmt: skip
     assert all(s.scripted for s in sheets.values())
     assert [p.stem for p in demo_sheets("showcase")] == ["demo-a", "demo-b", "demo-c"]
     assert [p.stem for p in demo_sheets("demo-round-1")] == ["demo-round-1-a", "demo-round-1-b"]
+    intervention = ["demo-intervention-a", "demo-intervention-b"]
+    assert [p.stem for p in demo_sheets("demo-intervention")] == intervention
+    units = [{r.unit: (r.visual, r.code_quality) for r in sheets[k].rows} for k in intervention]
+    for marks in units:  # the same marks under both agents: any difference is not the reviews'
+        assert len(marks) == 8 and all(
+            marks[u] == marks[u.replace("-via-opencode-", "-via-claude-code-")]
+            for u in marks if "-via-opencode-" in u
+        )  # fmt: skip
     assert all(s.rounds == ["demo-round-1"] for k, s in sheets.items() if "round-1" in k)
     assert [r.unit for r in sheets["demo-c"].rows] == ["strong-builder-r1"]
     units = {r.unit for r in sheets["demo-round-1-a"].rows}  # every repetition of every advancer

@@ -449,7 +449,12 @@ def test_older_leaderboards_still_load(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
     make_unit(ctx, "strong-builder", evaluation=result())
     data = json.loads(score_context(ctx).model_dump_json())
-    assert data["schema_version"] == 5 and data["round_kind"] == "demo"
+    assert data["schema_version"] == 6 and data["round_kind"] == "demo"
+    assert data["units"][0]["agent"] == ""  # a round of one agent names none
+    schema_5 = {**data, "schema_version": 5}
+    for row in schema_5["units"]:
+        del row["agent"]
+    assert Leaderboard.model_validate(schema_5).units[0].agent == ""
     hashes = {f: "0" * 64 for f in ("prompt_sha256", "starter_tree_sha256", "evaluator_sha256")}
     schema_4 = {**data, "schema_version": 4, "versions": hashes}  # versions without the task
     versions = Leaderboard.model_validate(schema_4).versions

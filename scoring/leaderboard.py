@@ -393,6 +393,12 @@ def build_leaderboard(
             tied_with=placement.tied_with,
             behind_fifth=placement.behind_fifth,
         )
+        if ctx.arms:  # the same models under several agents: a comparison, not a selection
+            row.advancement = Advancement(
+                advanced=False,
+                reason="an intervention round compares agents on the same models; no model "
+                "advances from it (intervention.json)",
+            )
         row.explanations.append(
             Explanation(
                 field="rank",

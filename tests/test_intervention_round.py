@@ -50,6 +50,7 @@ def test_the_agents_are_compared_model_by_model_from_the_leaderboard(paths: Roun
     found = read_record(paths.intervention, InterventionBoard)
     assert (found.baseline, found.agents, found.standing) == ("opencode", list(PROTOCOLS), "final")
     assert {r.agent for r in board.units} == set(PROTOCOLS)
+    assert board.advancing == board.advancing_projected == []  # a comparison, not a selection
     assert [(n.model_key, n.agent) for n in board.not_testable] == [("wide-footer", "claude-code")]
     means = {}
     for model in found.models:

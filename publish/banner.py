@@ -11,7 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from publish.sources import RoundEvidence
-from publish.views import ACHIEVABLE_WITHOUT_REVIEW, Row, parse_time
+from publish.views import ACHIEVABLE_WITHOUT_REVIEW, Row, agent_label, parse_time
 from records.hashing import file_sha256
 from records.io import RecordError
 from records.task import load_task
@@ -45,6 +45,12 @@ class RoundFacts:
     task: str
     task_ref: str = ""  # "<id> <version>" as round.json names it ("" before round.json schema 3)
     differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
+    arms: tuple[tuple[str, str], ...] = ()  # an intervention round: (agent, "Name version")
+
+    def agent_of(self, name: str) -> str:
+        """The agent a unit ran (its product name and version) in an intervention round; the
+        round's agent otherwise."""
+        return dict(self.arms).get(name, self.agent) if name else self.agent
 
 
 def _harness_version() -> str:
@@ -73,13 +79,21 @@ def _date(evidence: RoundEvidence) -> str:
 
 
 def _agents(evidence: RoundEvidence) -> str:
+    if evidence.settings.intervention:  # the round's agents, the baseline first
+        arms = [f"{agent_label(a.name)} {a.version}" for a in evidence.settings.agents]
+        return f"{arms[0]} (baseline), " + ", ".join(arms[1:])
     seen = sorted(
-        {f"{u.session.agent.name} {u.session.agent.version}" for u in evidence.units.values()
-         if u.session is not None}
+        {f"{agent_label(u.session.agent.name)} {u.session.agent.version}"
+         for u in evidence.units.values() if u.session is not None}
     )  # fmt: skip
     if seen:
-        return ", ".join(s.replace("opencode", "OpenCode") for s in seen)
+        return ", ".join(seen)
     return f"OpenCode {evidence.settings.opencode_version}"
+
+
+def _arms(evidence: RoundEvidence) -> tuple[tuple[str, str], ...]:
+    """An intervention round: each agent's name and its product name with its version."""
+    return tuple((a.name, f"{agent_label(a.name)} {a.version}") for a in evidence.settings.agents)
 
 
 def _tools(evidence: RoundEvidence) -> str:
@@ -134,6 +148,7 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         task=_task(evidence),
         task_ref=f"{record.task.id} {record.task.version}" if record and record.task else "",
         differences=tuple(str(d) for d in evidence.settings.control_differences),
+        arms=_arms(evidence),
     )
 
 
@@ -161,11 +176,17 @@ def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
     parts = [
         f'<strong class="sb-banner__kind sb-banner__kind--{escape(facts.kind)}">'
         f"{escape(facts.kind_label)}</strong> <code>{escape(facts.round_id)}</code>{note}.",
-        f"Run {escape(facts.date)} · harness {escape(facts.harness)} · agent "
-        f"{escape(facts.agent)} · <span title=\"sha256 of the evaluator's sources: "
+        f"Run {escape(facts.date)} · harness {escape(facts.harness)} · "
+        f"{'agents' if facts.arms else 'agent'} {escape(facts.agent)} · "
+        f"<span title=\"sha256 of the evaluator's sources: "
         f'{escape(facts.evaluator_sha)}">{escape(facts.evaluator)}</span>'
         f'<span class="sb-banner__more"> ({escape(facts.tools)})</span>.',
     ]
+    if facts.arms:
+        parts.append(
+            "<strong>An intervention round</strong>: "
+            '<a href="@BASE@/agents.html">the agents compared</a>.'
+        )
     if facts.differences:
         parts.append(
             f'<strong class="sb-banner__differs">{escape(differences_sentence(facts))}</strong>'

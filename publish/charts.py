@@ -182,13 +182,13 @@ def score_cost_svg(rows: list[Row], cutoff: float | None = None, standalone: boo
     if cutoff is not None:
         taken.append(text_box(LEFT + plot_w + 6, y(cutoff) + 4, f"advancement {_n(cutoff)}"))
     ordered = sorted(points, key=lambda r: (-(r.total or 0), r.unit))
-    centres = [(x(r.cost_usd or 1.0), y(r.total or 0.0), r.name) for r in ordered]
+    centres = [(x(r.cost_usd or 1.0), y(r.total or 0.0), r.label) for r in ordered]
     for row, (cx, cy, _), (lx, ly, anchor) in zip(
         ordered, centres, place_labels(centres, taken), strict=True
     ):
         tone = _tone(row)
         fill = " sb-c-hollow" if row.provisional else ""
-        label = escape(row.name)
+        label = escape(row.label)
         state = "eligible" if row.eligible else ("gate-capped" if row.capped else "ineligible")
         out.append(
             f"<g><title>{label}: {fmt_points(row.total)} points, {fmt_cost(row.cost_usd)}, "

@@ -87,7 +87,7 @@ def row_values(row: Row, facts: RoundFacts) -> list[Any]:
         facts.round_id,
         facts.kind,
         facts.harness,
-        facts.agent,
+        facts.agent_of(row.agent),
         facts.evaluator_sha,
         row.billed_usd,
         facts.task_ref,

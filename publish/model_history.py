@@ -2,7 +2,8 @@
 
 A model appears in a round when the round's leaderboard has a unit of it or lists it as not
 testable. A single-repetition round counts the model's unit (its documented replacement when one
-ran); a repeated round counts the model's row of `model-leaderboard.json`.
+ran; in an intervention round, its unit with the baseline agent); a repeated round counts the
+model's row of `model-leaderboard.json`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from publish.rounds import RoundSummary
+from publish.views import agent_label
 from records.evidence.scoring import LeaderboardRow, ModelRow, NotTestable
 from records.io import RecordError
 
@@ -43,7 +45,9 @@ class Appearance:
     def counted(self) -> LeaderboardRow | None:
         """The unit that stands for the model in a single-repetition round: never a superseded
         one while its documented replacement has a row (the replacement holds the place)."""
-        standing = [r for r in self.units if r.status != "superseded"]
+        baseline = self.round.baseline  # an intervention round: the baseline agent's unit
+        own = [r for r in self.units if r.agent == baseline] if baseline else []
+        standing = [r for r in own or self.units if r.status != "superseded"]
         replacements = [r for r in standing if r.replacement_of]
         if replacements:
             return max(replacements, key=lambda r: r.unit)
@@ -68,7 +72,12 @@ class Appearance:
     def status(self) -> str:
         if self.not_testable is not None:
             reason = self.not_testable.reason_class
-            return "not testable" + (f" ({reason.replace('_', ' ')})" if reason else "")
+            agent = self.not_testable.agent
+            return (
+                "not testable"
+                + (f" with {agent_label(agent)}" if agent else "")
+                + (f" ({reason.replace('_', ' ')})" if reason else "")
+            )
         if self.model_row is not None:
             return STATUS_LABELS.get(self.model_row.status, self.model_row.status)
         if self.round.repeated:

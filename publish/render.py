@@ -25,6 +25,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from publish.agents import agents_view, signed
 from publish.banner import round_banner, round_facts, round_label
 from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
@@ -43,6 +44,7 @@ from publish.views import (
     SHORT_LABELS,
     Badge,
     Row,
+    agent_label,
     cutoff,
     distinct,
     fmt_cost,
@@ -55,14 +57,21 @@ from publish.views import (
 )
 from records.evidence.agent import CommandRun
 from records.evidence.gateway import ExchangeRecord, read_exchanges
+from records.evidence.round import PreflightRecord
+from records.inputs import Candidate
 from records.io import RecordError, atomic_write_text
 from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
 from records.round import Round
 from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_RULE
+from records.unit_ids import entrant_key
 
 SITE_SRC = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 OUTPUT_CAP = 20_000  # characters of one tool output kept in the transcript
+AGENTS_PAGE = "agents.md"
+"""An intervention round's agents compared: written only for such a round, and put in the nav
+(after the leaderboard) by `mkdocs_build` when the docs hold it; mkdocs.yml's nav is the rest."""
+AGENTS_NAV = {"Agents compared": AGENTS_PAGE}
 
 
 class SiteBuildError(RuntimeError):
@@ -186,6 +195,8 @@ def environment() -> Environment:
         fold=folds,
         cap=_cap,
         distinct=distinct,
+        signed=signed,
+        agent=agent_label,
     )
     env.globals.update(offset=_offset, tool_view=tool_view, code=code_html)
     return env
@@ -344,8 +355,32 @@ def _ceiling_seconds(unit: UnitEvidence) -> float | None:
     return seconds if seconds is not None else (minutes * 60 if minutes is not None else None)
 
 
+@dataclass(frozen=True)
+class Entrant:
+    """One candidate run by one agent (`agent` empty outside an intervention round), with its
+    preflight record when it has one: a row of the cohort page."""
+
+    candidate: Candidate
+    agent: str
+    key: str  # its preflight folder
+    preflight: PreflightRecord | None
+
+
+def entrants(evidence: RoundEvidence) -> list[Entrant]:
+    """Each candidate with each agent of an intervention round (the cohort's order, then the
+    round's agents), or each candidate alone."""
+    arms = [a.name for a in evidence.settings.agents] or [""]
+    found = []
+    for candidate in evidence.cohort.candidates:
+        for agent in arms:
+            key = entrant_key(candidate.key, agent)
+            found.append(Entrant(candidate, agent, key, evidence.preflight.get(key)))
+    return found
+
+
 def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
     scored = [r for r in rows if r.group == "scored"]
+    pairs = entrants(evidence)
     advancing = [r for r in scored if r.advances or r.projected]
     pending = [r for r in scored if r.review_state != "complete"]
     board = evidence.leaderboard
@@ -372,11 +407,13 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "short": SHORT_LABELS,
         "cohort": evidence.cohort,
         "preflight": evidence.preflight,
+        "entrants": pairs,
         "not_testable_routes": [
-            (c, evidence.preflight[c.key])
-            for c in evidence.cohort.candidates
-            if c.key in evidence.preflight and not evidence.preflight[c.key].qualified
+            e for e in pairs if e.preflight is not None and not e.preflight.qualified
         ],
+        "intervention": evidence.settings.intervention,
+        "arms": [(a.name, agent_label(a.name)) for a in evidence.settings.arms],
+        "agents_view": agents_view(evidence, rows),
         "max_total": MAX_TOTAL,
         "max_automated": MAX_AUTOMATED,
         "review_max": REVIEW_MAX,
@@ -428,7 +465,8 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
     context["chart"] = Markup(score_cost_svg(rows, context["cutoff"], standalone=False))
     context["check_ids"] = _check_ids(pages)
     context["check_info"] = _check_info(evidence, pages)
-    for template, target in (
+    pages_to_write = [
+        ("index.md.j2", "index.md"),
         ("leaderboard.md.j2", "leaderboard.md"),
         ("checks.md.j2", "checks.md"),
         ("cost.md.j2", "cost.md"),
@@ -438,7 +476,10 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         ("downloads.md.j2", "downloads.md"),
         ("rounds.md.j2", "rounds.md"),
         ("models.md.j2", "models/index.md"),
-    ):
+    ]
+    if evidence.settings.intervention:  # the agents compared: an intervention round's only
+        pages_to_write.insert(2, ("agents.md.j2", AGENTS_PAGE))
+    for template, target in pages_to_write:
         atomic_write_text(docs / target, env.get_template(template).render(context))
     model_template = env.get_template("model.md.j2")
     for key, history in histories.items():
@@ -466,9 +507,12 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         copy = docs / "downloads" / "leaderboard.json"
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(evidence.paths.leaderboard, copy)
-        if evidence.model_leaderboard is not None:
-            model_board = evidence.paths.model_leaderboard
-            shutil.copyfile(model_board, copy.with_name(model_board.name))
+        for record, path in (
+            (evidence.model_leaderboard, evidence.paths.model_leaderboard),
+            (evidence.intervention, evidence.paths.intervention),
+        ):
+            if record is not None:
+                shutil.copyfile(path, copy.with_name(path.name))
     else:
         atomic_write_text(
             docs / "downloads" / "leaderboard.json", provisional_json(rows, context["facts"])
@@ -523,6 +567,14 @@ def _build_env(epoch: int) -> Iterator[list[str]]:
             os.environ["SOURCE_DATE_EPOCH"] = previous
 
 
+def site_nav(nav: list[Any] | None, docs: Path) -> list[Any] | None:
+    """mkdocs.yml's nav, with the agents page after the leaderboard when the docs have one."""
+    if nav is None or not (docs / AGENTS_PAGE).is_file() or AGENTS_NAV in nav:
+        return nav
+    at = next((n + 1 for n, item in enumerate(nav) if "leaderboard.md" in item.values()), 1)
+    return [*nav[:at], AGENTS_NAV, *nav[at:]]
+
+
 def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> None:
     """`mkdocs build --strict` of `docs` into `site`, in-process, with mkdocs.yml's settings."""
     from mkdocs.commands.build import build
@@ -532,6 +584,7 @@ def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> No
     with _build_env(epoch) as warnings:
         config = load_config(str(MKDOCS_YML), docs_dir=str(docs), site_dir=str(site), strict=True)
         config.extra["siteos_banner"] = banner
+        config.nav = site_nav(config.nav, docs)
         try:
             build(config)
         except MkDocsException as exc:

@@ -62,6 +62,11 @@ class RoundSummary:
         return self.settings.repetitions
 
     @property
+    def baseline(self) -> str:
+        """An intervention round's baseline agent ("" in a round of one agent)."""
+        return self.settings.agents[0].name if self.settings.intervention else ""
+
+    @property
     def repeated(self) -> bool:
         return self.repetitions > 1
 

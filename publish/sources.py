@@ -20,8 +20,14 @@ from records.evidence.agent import AgentTrace
 from records.evidence.controls import ControlRow, read_controls
 from records.evidence.evaluation import Calibration, EvaluationResult
 from records.evidence.round import OrderRecord, PreflightRecord, ReplacementRecord, RoundRecord
-from records.evidence.scoring import Leaderboard, ModelLeaderboard, UnitStatus
+from records.evidence.scoring import (
+    InterventionBoard,
+    Leaderboard,
+    ModelLeaderboard,
+    UnitStatus,
+)
 from records.evidence.session import SessionRecord
+from records.hashing import file_sha256
 from records.inputs import Cohort, RoundSettings
 from records.io import RecordError, read_record
 from records.layout import RoundPaths, UnitPaths, controls_json
@@ -64,6 +70,7 @@ class RoundEvidence:
     order: OrderRecord | None
     leaderboard: Leaderboard | None
     model_leaderboard: ModelLeaderboard | None = None  # a repeated round's ranking by model
+    intervention: InterventionBoard | None = None  # an intervention round's agents compared
     units: dict[str, UnitEvidence] = field(default_factory=dict)
     # before scoring has run: each unit's (status, reasons) as scoring will give them
     provisional: dict[str, tuple[UnitStatus, list[str]]] = field(default_factory=dict)
@@ -91,6 +98,23 @@ def load_unit(paths: UnitPaths) -> UnitEvidence:
         trace=_tolerant(paths.trace, AgentTrace),
         replacement=read_record(replacement, ReplacementRecord) if replacement.exists() else None,
     )
+
+
+def _intervention(paths: RoundPaths, round_id: str) -> InterventionBoard | None:
+    """intervention.json when scoring wrote one (an intervention round); a malformed file, one
+    of another round or one built from another leaderboard.json raises RecordError naming it."""
+    path = paths.intervention
+    if not path.exists():
+        return None
+    board = read_record(path, InterventionBoard)
+    if board.round_id != round_id:
+        raise RecordError(f"{path}: field round_id: {board.round_id!r} is not round {round_id!r}")
+    if not paths.leaderboard.exists() or file_sha256(paths.leaderboard) != board.leaderboard_sha256:
+        raise RecordError(
+            f"{path}: field leaderboard_sha256: built from another leaderboard.json than "
+            f"{paths.leaderboard} (score the round again)"
+        )
+    return board
 
 
 def load_round_evidence(rnd: Round) -> RoundEvidence:
@@ -128,6 +152,7 @@ def load_round_evidence(rnd: Round) -> RoundEvidence:
         model_leaderboard=read_record(paths.model_leaderboard, ModelLeaderboard)
         if paths.model_leaderboard.exists()
         else None,
+        intervention=_intervention(paths, round_id),
         units=units,
         provisional={} if paths.leaderboard.exists() else provisional_statuses(rnd),
     )

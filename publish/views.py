@@ -13,6 +13,7 @@ from records.evidence.scoring import Component, DimensionScore, LeaderboardRow
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import DIMENSIONS as RUBRIC
 from records.rubric import GATE_CAP, MAX_AUTOMATED
+from records.unit_ids import parse_unit
 
 DIMENSIONS = tuple((d.id, d.title, int(d.points)) for d in RUBRIC)
 REVIEW_DIMENSIONS = tuple(d.id for d in RUBRIC if d.source == "review")
@@ -48,6 +49,8 @@ APART_LABELS = {
     "harness_failure": "harness failure",
     "evaluation_failed": "evaluator failure",
 }
+AGENT_LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex CLI"}
+"""Each agent's product name, as its adapter names it (harness/agents/*: `IDENTITY.names[0]`)."""
 REVIEW_WAIT = {
     "no_reviews": "pending",
     "awaiting_second_review": "awaiting a second review",
@@ -111,10 +114,21 @@ class Row:
     billed_usd: float | None = None  # the key's usage over the session, beside cost_usd
     cost_gap_flagged: bool = False
     has_page: bool = True  # False: no evidence folder, so no unit page to link
+    agent: str = ""  # an intervention round: the agent that ran the unit (its arm)
 
     @property
     def name(self) -> str:
         return self.display_name or self.model_key
+
+    @property
+    def agent_label(self) -> str:
+        return agent_label(self.agent)
+
+    @property
+    def label(self) -> str:
+        """The model's name, and in an intervention round the agent that ran it (two units of
+        one model are then told apart wherever a page names a unit by its model)."""
+        return f"{self.name} via {self.agent_label}" if self.agent else self.name
 
     @property
     def cap_changed_total(self) -> bool:
@@ -129,6 +143,11 @@ class Row:
     def reasons(self) -> list[str]:
         """Status and invalidity reasons, each said once."""
         return distinct([*self.status_reasons, *self.invalid_reasons])
+
+
+def agent_label(name: str) -> str:
+    """An agent's product name (`claude-code` → Claude Code); an unknown one as it is named."""
+    return AGENT_LABELS.get(name, name)
 
 
 def distinct(items: list[Any]) -> list[str]:
@@ -358,6 +377,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             gates_failed=[(g.id, g.reason) for g in data.gates_failed],
             billed_usd=data.billed_usd,
             cost_gap_flagged=data.cost_gap_flagged,
+            agent=data.agent,
         )
     )
 
@@ -368,6 +388,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
     cohort = {c.key: c for c in evidence.cohort.candidates}
     candidate = cohort.get(unit.model_key)
     status, reasons = evidence.provisional.get(unit.unit, ("invalid", ["not found by scoring"]))
+    parsed = parse_unit(unit.unit)
     breakdown: dict[str, float | None] = {}
     if result is not None:
         for check in result.checks:
@@ -402,6 +423,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             superseded_by=superseded_by(unit, evidence),
             replaces=unit.replacement.replaced_unit if unit.replacement else None,
             gates_failed=[(g.id, g.reason) for g in result.gates if g.failed] if result else [],
+            agent=parsed.agent if parsed and evidence.settings.intervention else "",
         )
     )
 

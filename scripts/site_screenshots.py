@@ -5,7 +5,9 @@ laptop (1440x900), in real Chromium (light scheme) inside a loopback-only networ
     .venv/bin/python scripts/site_screenshots.py SITE_DIR EVIDENCE_DIR [ROUND] [--out DIR]
 
 SITE_DIR is a built site (e.g. `build/site` after `./scripts/demo`), EVIDENCE_DIR the evidence
-it was built from (its leaderboard.json says each unit's status). Images are 256-colour PNGs.
+it was built from (its leaderboard.json says each unit's status). An intervention round's site
+(`build/site` after `./scripts/demo-intervention`, ROUND demo-intervention) gives its leaderboard
+and its agents compared page instead. Images are 256-colour PNGs.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ SCREENS = {"phone": (390, 844), "laptop": (1440, 900)}
 
 
 def pages(site: Path, board: Leaderboard) -> dict[str, str]:
-    """Screenshot name -> site path: the leaderboard, a unit of each status, a transcript."""
+    """Screenshot name -> site path: the leaderboard, a unit of each status, a transcript; of an
+    intervention round, its leaderboard and its agents compared, named `intervention-*`."""
+    if any(row.agent for row in board.units):
+        return {f"intervention-{name}": f"{name}.html" for name in ("leaderboard", "agents")}
     chosen = {"leaderboard": "leaderboard.html"}
     for row in board.units:
         name = f"unit-{row.status.replace('_', '-')}"

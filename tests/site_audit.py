@@ -89,9 +89,10 @@ class Handler(SimpleHTTPRequestHandler):
 
 
 def page_types(site: Path) -> list[tuple[str, str]]:
-    """(label, path) of one page of every kind the site has; a unit page of every status."""
-    fixed = ["index", "leaderboard", "checks", "cost", "cohort", "calibration", "methodology",
-             "downloads", "units/index", "rounds", "models/index"]  # fmt: skip
+    """(label, path) of one page of every kind the site has (`agents`: an intervention round's
+    only); a unit page of every status."""
+    fixed = ["index", "leaderboard", "agents", "checks", "cost", "cohort", "calibration",
+             "methodology", "downloads", "units/index", "rounds", "models/index"]  # fmt: skip
     pages = [(name, f"/{name}.html") for name in fixed if (site / f"{name}.html").is_file()]
     units = sorted(p for p in (site / "units").glob("*.html") if p.stem != "index")
     transcripts = [p for p in units if p.stem.endswith("-transcript")]

@@ -237,6 +237,15 @@ def test_leaderboard_is_a_decision_view(
     assert orders == sorted(orders)
 
 
+def test_an_ordinary_round_has_no_agents_page(built: Path) -> None:
+    """The agents compared page, its nav entry and the agent column are an intervention round's
+    only (tests/test_site_intervention.py)."""
+    assert not (built / "agents.html").exists()
+    for page in ("index.html", "leaderboard.html", "cohort.html"):
+        html = text(built, page)
+        assert "agents.html" not in html and 'data-label="Agent"' not in html, page
+
+
 def test_round_banner_on_every_page(built: Path, evidence: tuple[str, Path]) -> None:
     round_id, folder = evidence
     frozen = json.loads(round_paths(round_id, folder).round_json.read_text())

@@ -30,6 +30,7 @@ from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import final_diff, git_init
 from harness.unit import scratch_root
+from records.evidence.gateway import read_exchanges
 from records.evidence.round import CatalogueCheck, NotTestableClass, PreflightRecord, ProbeRecord
 from records.inputs import Candidate, RoundSettings
 from records.io import atomic_write_bytes, read_record, write_record
@@ -135,7 +136,11 @@ def run_probe(
         if not ran:
             detail.append("no shell command completed with exit 0")
         if gw.error_classes:
-            detail.append(f"gateway errors {gw.error_classes}")
+            said = [x.error_message for x in read_exchanges(files.gateway) if x.error_class]
+            seen = sorted({m for m in said if m})[:2]
+            detail.append(
+                f"gateway errors {gw.error_classes}" + (f": {'; '.join(seen)}" if seen else "")
+            )
         if identity.verdict == "contradicts":
             detail.append(f"identity contradicts: {identity.contradictions}")
         record = ProbeRecord(

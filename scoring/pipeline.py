@@ -32,7 +32,7 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
     board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
-    if ctx.repetitions > 1:  # a repeated round is also ranked by model
+    if ctx.repetitions > 1 and not ctx.arms:  # a repeated round is also ranked by model
         write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
     if ctx.arms:  # an intervention round: its agents compared on the same models
         sha256 = file_sha256(ctx.paths.leaderboard)

@@ -38,7 +38,8 @@ def test_every_model_ran_with_every_agent_through_its_own_protocol(paths: RoundP
     # wide-footer's route does not take reasoning, which Claude Code always asks for: with the
     # frozen require_parameters policy the gateway has no endpoint for it
     assert [k for k, p in preflight.items() if not p.qualified] == ["wide-footer-via-claude-code"]
-    assert "no_endpoint" in preflight["wide-footer-via-claude-code"].reason
+    reason = preflight["wide-footer-via-claude-code"].reason
+    assert "no_endpoint" in reason and "can handle the requested parameters" in reason
     for unit in paths.units_with("session"):
         agent = UnitId.parse(unit).agent
         protocols = {x.protocol for x in read_exchanges(paths.unit(unit).gateway)}

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evaluator.checks import GATE_ORDER
 from harness.agents.opencode import OpenCodeAgent
 from harness.session.evidence import save_trace
 from records.evidence.agent import AgentTrace
@@ -33,14 +34,7 @@ CHECKS = [  # the acceptance contract's 15 checks: id, dimension, points
     ("reduced-motion", "accessibility", 3),
     ("axe", "accessibility", 3),
 ]
-GATES = [
-    "install-build",
-    "root-page",
-    "core-journey",
-    "horizontal-overflow",
-    "keyboard-enquiry",
-    "axe-serious",
-]
+GATES = list(GATE_ORDER)
 
 
 def demo_cohort() -> Cohort:

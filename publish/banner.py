@@ -163,8 +163,11 @@ def round_label(evidence: RoundEvidence) -> str:
     """The banner's first sentence as plain text (for pages outside the MkDocs theme)."""
     facts = round_facts(evidence)
     note = f": {facts.kind_note}" if facts.kind_note else ""
+    arms = (
+        f"An intervention round: every model with each agent ({facts.agent})." if facts.arms else ""
+    )
     return " ".join(filter(None, [f"{facts.kind_label} {facts.round_id}{note}.",
-                                  differences_sentence(facts)]))  # fmt: skip
+                                  differences_sentence(facts), arms]))  # fmt: skip
 
 
 def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:

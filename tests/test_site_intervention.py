@@ -199,6 +199,8 @@ def test_the_overview_nav_and_leaderboard_lead_to_the_agents_page(built: Path) -
     assert "agents.html" in nav and nav.index("agents.html") == nav.index("leaderboard.html") + 1
     page = shown(text(built, "agents.html").split("</article>")[0])
     assert "measures the harness" in page and "reviews are scripted" in page
+    viewer = next((built / "evidence").rglob("*.json.html"))  # a viewer page, outside the theme
+    assert "An intervention round: every model with each agent" in viewer.read_text(), viewer
 
 
 def test_a_model_page_counts_the_model_with_the_baseline_agent(

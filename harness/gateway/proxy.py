@@ -606,6 +606,11 @@ class _Handler(BaseHTTPRequestHandler):
                 record.client_disconnected, record.first_byte_ms = self._relay(
                     response, tap, stalled, finish
                 )
+                # OpenRouter's generation id, whatever id the API's body carries (`msg_…`,
+                # `resp_…`): what `GET /generation` answers for
+                record.generation_id = response.headers.get("x-generation-id") or (
+                    record.generation_id
+                )
         except httpx.HTTPError as exc:
             self._upstream_failure(record, exc, protocol)
         record.response = bytes(captured).decode("utf-8", errors="replace")

@@ -29,6 +29,12 @@ NAMES = {
 TEXT_BLOCK = {"type": "text", "text": "", "citations": None}
 
 
+def api_id(prefix: str, generation_id: str) -> str:
+    """The API's own id of a result (`msg_…`, `resp_…`, as OpenRouter's spec shows them); the
+    generation id travels in the `X-Generation-Id` header."""
+    return f"{prefix}_{generation_id.removeprefix('gen-')}"
+
+
 def event(kind: str, **data: Any) -> bytes:
     return b"event: " + kind.encode() + b"\ndata: " + dumps({"type": kind, **data}) + b"\n\n"
 
@@ -73,7 +79,7 @@ class MessagesRenderer:
     def _message(self, content: list[dict[str, Any]], final: bool) -> dict[str, Any]:
         reply = self.reply
         return {
-            "id": self.generation_id, "type": "message", "role": "assistant",
+            "id": api_id("msg", self.generation_id), "type": "message", "role": "assistant",
             "model": reply.model, "provider": reply.provider, "content": content,
             "container": None, "stop_reason": reply.native_finish_reason if final else None,
             "stop_sequence": None, "stop_details": None, "usage": usage(reply, final),

@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.gateway.simulator import render
 from harness.gateway.simulator.formats import BadRequest, ReplyRenderer, dumps, text_of, used
+from harness.gateway.simulator.render_messages import api_id
 from harness.gateway.simulator.turns import Reply
 from records.simulator_scripts import ErrorSpec
 
@@ -83,7 +84,8 @@ class ResponsesRenderer:
         reply = self.reply
         done = status in ("completed", "incomplete", "failed")
         return {
-            "id": self.generation_id, "object": "response", "created_at": self.created,
+            "id": api_id("resp", self.generation_id), "object": "response",
+            "created_at": self.created,
             "completed_at": self.created if done else None, "model": reply.model,
             "provider": reply.provider, "status": status, "output": output, "error": None,
             "incomplete_details": None, "instructions": None, "metadata": None,

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from harness.gateway.errors import ANTHROPIC_ERROR_STATUS, ERROR_TYPE_STATUS
-from harness.gateway.sse import SSEParser, StreamObservation, count, observe_body
+from harness.gateway.sse import StreamObservation, count
 
 TERMINATOR = "message_stop"
 STOP_REASONS = {
@@ -156,23 +156,3 @@ class MessagesObserver:
             else:
                 call["arguments"] += delta["partial_json"]
         # thinking_delta, signature_delta, citations_delta: nothing the proxy records
-
-
-class MessagesStreamReader(SSEParser):
-    """An Anthropic Messages SSE stream (`event:` lines are ignored: each payload has a type)."""
-
-    done_sentinel = False  # OpenRouter's `[DONE]`, if sent, is not the protocol's end
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._observer = MessagesObserver(self.observation)
-
-    def on_data(self, obj: Any) -> None:
-        self._observer.take(obj)
-
-
-def observe_messages_body(body: bytes) -> StreamObservation:
-    """Observation of a non-streaming Messages response (a message or an error body)."""
-    obs = observe_body(body, lambda o, obj: MessagesObserver(o).take(obj))
-    obs.terminator = TERMINATOR
-    return obs

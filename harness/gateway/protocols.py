@@ -27,10 +27,17 @@ import hashlib
 import json
 from typing import Any, Protocol
 
+from harness.gateway import messages_stream, responses_stream
 from harness.gateway.errors import anthropic_error_type
-from harness.gateway.messages_stream import MessagesStreamReader, observe_messages_body
-from harness.gateway.responses_stream import ResponsesStreamReader, observe_responses_body
-from harness.gateway.sse import SSEReader, StreamObservation, observe_json
+from harness.gateway.messages_stream import MessagesObserver
+from harness.gateway.responses_stream import ResponsesObserver
+from harness.gateway.sse import (
+    SSEReader,
+    StreamObservation,
+    TypedEventReader,
+    observe_json,
+    observe_typed_body,
+)
 from records.evidence.gateway import GatewayPolicy
 
 
@@ -190,10 +197,10 @@ class AnthropicMessages:
         return bool(body.get("stream"))
 
     def stream_reader(self) -> StreamReader:
-        return MessagesStreamReader()
+        return TypedEventReader(MessagesObserver)
 
     def observe_body(self, body: bytes) -> StreamObservation:
-        return observe_messages_body(body)
+        return observe_typed_body(body, MessagesObserver, messages_stream.TERMINATOR)
 
     def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
         error = {"type": anthropic_error_type(status), "message": message}
@@ -235,10 +242,10 @@ class OpenAIResponses:
         return bool(body.get("stream"))
 
     def stream_reader(self) -> StreamReader:
-        return ResponsesStreamReader()
+        return TypedEventReader(ResponsesObserver)
 
     def observe_body(self, body: bytes) -> StreamObservation:
-        return observe_responses_body(body)
+        return observe_typed_body(body, ResponsesObserver, responses_stream.TERMINATOR)
 
     def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
         return openrouter_error_body(status, message, metadata)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.gateway.errors import ERROR_TYPE_STATUS
-from harness.gateway.sse import SSEParser, StreamObservation, count, observe_body
+from harness.gateway.sse import StreamObservation, count
 
 TERMINATOR = "response.completed"
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -153,23 +153,3 @@ class ResponsesObserver:
             for part in item.get("content") or []:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self.obs.content += part["text"]
-
-
-class ResponsesStreamReader(SSEParser):
-    """An OpenAI Responses SSE stream (`event:` lines, if any, are ignored: payloads are typed)."""
-
-    done_sentinel = False  # OpenRouter's `[DONE]`, if sent, is not the protocol's end
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._observer = ResponsesObserver(self.observation)
-
-    def on_data(self, obj: Any) -> None:
-        self._observer.take(obj)
-
-
-def observe_responses_body(body: bytes) -> StreamObservation:
-    """Observation of a non-streaming Responses result (a response object or an error body)."""
-    obs = observe_body(body, lambda o, obj: ResponsesObserver(o).take(obj))
-    obs.terminator = TERMINATOR
-    return obs

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass
@@ -176,3 +176,33 @@ def observe_body(
 def observe_json(body: bytes) -> StreamObservation:
     """Observation of a non-streaming chat/completions JSON response body."""
     return observe_body(body, StreamObservation.observe_object)
+
+
+class EventObserver(Protocol):
+    """A protocol's reader of its typed events (`messages_stream`, `responses_stream`)."""
+
+    def take(self, obj: Any) -> None: ...
+
+
+class TypedEventReader(SSEParser):
+    """An SSE stream whose payloads name their own `type` (Anthropic Messages, OpenAI Responses),
+    read by the protocol's observer; `event:` lines are ignored, and OpenRouter's `[DONE]`, if
+    sent, is not the protocol's end (its own last event is)."""
+
+    done_sentinel = False
+
+    def __init__(self, observer: Callable[[StreamObservation], EventObserver]) -> None:
+        super().__init__()
+        self._observer = observer(self.observation)
+
+    def on_data(self, obj: Any) -> None:
+        self._observer.take(obj)
+
+
+def observe_typed_body(
+    body: bytes, observer: Callable[[StreamObservation], EventObserver], terminator: str
+) -> StreamObservation:
+    """Observation of a non-streamed result (or error body) of a typed-event protocol."""
+    obs = observe_body(body, lambda o, obj: observer(o).take(obj))
+    obs.terminator = terminator
+    return obs

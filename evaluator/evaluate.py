@@ -249,7 +249,7 @@ def evaluate(
             max_overflow=phase.facts.max_overflow,
             probe_gates=list(checks.probes),
             check_gates=checks.check_gates,
-            order=checks.gate_order,
+            order=checks.gate_ids,
         )
     finally:
         if not keep_workspace:

@@ -4,8 +4,8 @@ makes the submission ineligible for the craft ranking; scoring caps its total at
 
 Every task has `install-build` and `core-journey`; the others are the task's own: a gate its
 checks package decides by a probe (`PROBES`) or by a check's run (`CHECK_GATES`). They are
-reported in the package's `GATE_ORDER` (by default: install-build, the probes' gates,
-core-journey, the checks' gates)."""
+reported in the order `evaluator.check_set.CheckSet.gate_ids` gives (the package's `GATE_ORDER`,
+else install-build, the probes' gates, core-journey, the checks' gates)."""
 
 from __future__ import annotations
 

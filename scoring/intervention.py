@@ -66,9 +66,8 @@ def build_intervention(board: Leaderboard, agents: list[str], sha256: str) -> In
     """The agents compared on the round's models (`agents`: the round's, the baseline first)."""
     if len(agents) < 2:
         raise ValueError(f"round {board.round_id}: an intervention round lists two or more agents")
-    rows = [*board.units]
     by_model: dict[str, list[LeaderboardRow]] = {}
-    for row in rows:
+    for row in board.units:
         by_model.setdefault(row.model_key, []).append(row)
     models = [
         InterventionModel(

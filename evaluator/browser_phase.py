@@ -563,7 +563,7 @@ def run_phase(opts: PhaseOptions) -> PhaseState:
     selected = [c for c in found.checks if opts.only is None or c.id in opts.only]
     lanes = [
         Lane(i, checks, opts, data)
-        for i, checks in enumerate(plan_lanes(selected, opts.lanes, opts.screenshots))
+        for i, checks in enumerate(plan_lanes(selected, opts.lanes, opts.screenshots) or [[]])
     ]
     lock = threading.Lock()
 

@@ -281,3 +281,18 @@ def test_requests_that_try_to_leave_loopback_fail_and_are_recorded(tmp_path: Pat
     (media,) = phase.checks
     assert not media.passed
     assert any("leaves the site's origin" in d.expected for d in media.diagnostics)
+
+
+@pytest.mark.browser
+def test_a_phase_with_no_check_selected_still_runs_the_gate_probes(tmp_path: Path) -> None:
+    """`--only` naming no check (`scripts/bench_checks.py`'s baseline) gives one lane that runs
+    the gate probes and nothing else; here they judge a page with no catalogue."""
+    app = static_app(tmp_path / "app", REACHES_OUT)
+    phase, _ = run_browser_phase(
+        app / "static", tmp_path / "out", data_file=TASK.data, checks_package=TASK.spec.checks,
+        only=["none"], video=False, trace=False, screenshots=False,
+    )  # fmt: skip
+    assert phase.complete, phase.error
+    assert phase.checks == []
+    assert set(phase.probes) == set(check_set(TASK.spec.checks).probes)
+    assert any(p["failed"] for p in phase.probes.values())

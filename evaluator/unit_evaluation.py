@@ -14,6 +14,14 @@ from records.io import move_to_history, read_record
 from records.layout import UnitPaths
 from records.round import Round
 
+UNIT_LANES = 1
+"""The browser phase's lanes for a round's unit: one. A round evaluates its units beside its
+sessions and each other (`doit -n 2`), so the cores are full without lanes, and each lane is a
+Chromium and a Playwright of its own. Measured (evaluator/README.md, "Speed"): two evaluations at
+once took the same wall time on one lane each as on three and 10% less CPU; the quick demo round
+110 s either way, 168 busy CPU s against 195. A lone evaluation (the controls, calibration, the
+command line) keeps a lane per core. The lanes change no verdict (`plan_lanes`)."""
+
 
 class NoWorktree(RuntimeError):
     """The unit left no worktree archive (it never started, or crashed before any work)."""
@@ -58,4 +66,4 @@ def evaluate_unit(rnd: Round, unit: str) -> EvaluationResult:
         print(f"{unit}: the earlier evaluation is kept in {kept}")
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
-        return evaluate(app, paths.evaluation, task=rnd.task)
+        return evaluate(app, paths.evaluation, task=rnd.task, lanes=UNIT_LANES)

@@ -6,10 +6,11 @@ calibration, which must be exactly the rubric's calibration score each time).
 
 Both judgements come from the golden round, so this file runs no browser of its own:
 - the first is its reference control: the controls command's evaluation of the reference, with
-  its own install and build;
+  its own install and build, its checks on a lane per core (three);
 - the second is its `strong-builder-r1` unit: the scripted model writes the reference's files
   through OpenCode's tool calls, and the round's evaluation stage judges its worktree, with its
-  own install and build, in another process at another moment of the round.
+  own install and build, in another process at another moment of the round, its checks on one
+  lane (`evaluator.unit_evaluation.UNIT_LANES`): so the lane plan changes no verdict either.
 
 The test first proves the two are the same submission (every file the build reads is the
 reference's, byte for byte), then that the judge said the same of both.

@@ -1,7 +1,8 @@
 """Where the browser phase's CPU goes, by configuration (not a test): the reference's phase with
-every check, without evidence on one, two and three lanes, and on the default lanes with each kind
-of evidence alone and all three together; each configuration `--runs` times, interleaved (this
-shared VM's speed drifts between minutes, so compare within one run of the script).
+every check, without evidence on one, two and three lanes; on the default lanes with each kind
+of evidence alone and all three together; and two phases at once with all evidence, on one lane
+each and on three (a round's units); each configuration `--runs` times, interleaved (this shared
+VM's speed drifts between minutes, so compare within one run of the script).
 
 For each run it prints the wall time, the machine's busy CPU seconds (`/proc/stat`, less the
 sampling's own: run it on a quiet machine) and the CPU of every process of the run by kind,
@@ -36,18 +37,21 @@ from sandbox import loopback_netns_argv
 from sandbox.monitor import machine_busy_seconds
 
 NO_EVIDENCE = ["--no-video", "--no-trace", "--no-screenshots"]
-CONFIGS: dict[str, list[str]] = {
-    "1 lane": [*NO_EVIDENCE, "--lanes", "1"],
-    "2 lanes": [*NO_EVIDENCE, "--lanes", "2"],
-    "3 lanes": [*NO_EVIDENCE, "--lanes", "3"],
-    "video": ["--no-trace", "--no-screenshots"],
-    "video+trace": ["--no-screenshots"],
-    "screenshots": ["--no-video", "--no-trace"],
-    "all evidence": [],
+CONFIGS: dict[str, tuple[list[str], int]] = {
+    "1 lane": ([*NO_EVIDENCE, "--lanes", "1"], 1),
+    "2 lanes": ([*NO_EVIDENCE, "--lanes", "2"], 1),
+    "3 lanes": ([*NO_EVIDENCE, "--lanes", "3"], 1),
+    "video": (["--no-trace", "--no-screenshots"], 1),
+    "video+trace": (["--no-screenshots"], 1),
+    "screenshots": (["--no-video", "--no-trace"], 1),
+    "all evidence": ([], 1),
+    "pair on 1 lane": (["--lanes", "1"], 2),
+    "pair on 3 lanes": (["--lanes", "3"], 2),
 }
-"""Extra arguments of `python -m evaluator.browser_phase` per configuration. The trace is measured
-beside the video only: without a video it records a filmstrip of its own, which real runs never
-do."""
+"""Per configuration: the extra arguments of `python -m evaluator.browser_phase`, and how many
+phases run at once (two, with all evidence: what a round's `doit -n 2` does with its units). The
+trace is measured beside the video only: without a video it records a filmstrip of its own, which
+real runs never do."""
 CLOCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -114,25 +118,40 @@ class ProcessSampler(threading.Thread):
         return dict(sorted(total.items(), key=lambda item: -item[1]))
 
 
-def run(dist: Path, out: Path, extra: list[str]) -> tuple[float, float, dict[str, float], int]:
-    """One browser phase: (wall s, busy CPU s, CPU s by process kind, checks passed)."""
+def run(
+    dist: Path, out: Path, extra: list[str], copies: int = 1
+) -> tuple[float, float, dict[str, float], list[int]]:
+    """`copies` browser phases at once: (wall s until the last ends, busy CPU s, CPU s by process
+    kind, checks passed by each)."""
     task = load_task(DEFAULT_TASK)
-    phase = out / "phase.json"
-    argv = [sys.executable, "-m", "evaluator.browser_phase", "--dist", str(dist),
-            "--out", str(out), "--phase-json", str(phase), "--data", str(task.data),
-            "--checks", task.spec.checks, *extra]  # fmt: skip
+    argvs = [
+        [sys.executable, "-m", "evaluator.browser_phase", "--dist", str(dist),
+         "--out", str(out / str(n)), "--phase-json", str(out / str(n) / "phase.json"),
+         "--data", str(task.data), "--checks", task.spec.checks, *extra]
+        for n in range(copies)
+    ]  # fmt: skip
     sampler = ProcessSampler()
     sampler.start()
     cpu, start = machine_busy_seconds(), time.monotonic()
-    subprocess.run(
-        loopback_netns_argv(argv), cwd=REPO_ROOT, env=node_path_env(), check=True,
-        capture_output=True,
-    )  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            loopback_netns_argv(argv),
+            cwd=REPO_ROOT,
+            env=node_path_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for argv in argvs
+    ]
+    codes = [proc.wait() for proc in procs]
     sampler.stop.set()
     sampler.join()
     wall, busy = time.monotonic() - start, machine_busy_seconds() - cpu - sampler.own_cpu
-    checks = json.loads(phase.read_text()).get("checks", [])
-    return wall, busy, sampler.by_kind(), sum(1 for c in checks if c["passed"])
+    if any(codes):
+        raise SystemExit(f"a browser phase failed (exit codes {codes}); output in {out}")
+    records = [json.loads((out / str(n) / "phase.json").read_text()) for n in range(copies)]
+    passed = [sum(1 for c in record["checks"] if c["passed"]) for record in records]
+    return wall, busy, sampler.by_kind(), passed
 
 
 def main() -> int:
@@ -153,19 +172,20 @@ def main() -> int:
         for i in range(args.runs):
             for name in names:
                 out = Path(tmp) / f"out-{i}-{len(results[name])}-{name.replace(' ', '-')}"
-                wall, busy, kinds, passed = run(dist, out, CONFIGS[name])
+                extra, copies = CONFIGS[name]
+                wall, busy, kinds, passed = run(dist, out, extra, copies)
                 results[name].append((wall, busy))
                 shares = ", ".join(f"{k} {v:.1f}" for k, v in kinds.items() if v >= 0.05)
                 print(
-                    f"{name:13} run {i + 1}: {wall:5.1f} s, {busy:5.1f} CPU s, {passed} checks"
-                    f" passed; by process: {shares}",
+                    f"{name:18} run {i + 1}: {wall:5.1f} s, {busy:5.1f} CPU s, checks passed"
+                    f" {'+'.join(map(str, passed))}; by process: {shares}",
                     flush=True,
                 )
     print("medians:")
     for name, rows in results.items():
         wall = statistics.median(r[0] for r in rows)
         busy = statistics.median(r[1] for r in rows)
-        print(f"  {name:13} {wall:5.1f} s  {busy:5.1f} CPU s")
+        print(f"  {name:18} {wall:5.1f} s  {busy:5.1f} CPU s")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -18,9 +18,12 @@ UNIT_LANES = 1
 """The browser phase's lanes for a round's unit: one. A round evaluates its units beside its
 sessions and each other (`doit -n 2`), so the cores are full without lanes, and each lane is a
 Chromium and a Playwright of its own. Measured (evaluator/README.md, "Speed"): two evaluations at
-once took the same wall time on one lane each as on three and 10% less CPU; the quick demo round
-110 s either way, 168 busy CPU s against 195. A lone evaluation (the controls, calibration, the
-command line) keeps a lane per core. The lanes change no verdict (`plan_lanes`)."""
+once took the same wall time on one lane each as on three and 10-17% less CPU; the quick demo
+round 110 s either way, 168 busy CPU s against 195. A lone evaluation (the controls,
+calibration, the command line) keeps a lane per core. Where a unit's evaluation finds the cores
+idle (a live round's sessions mostly wait on the gateway) one lane costs it about 5 s (a browser
+phase of 17 s against 12), beside sessions of minutes. The lanes change no verdict (`plan_lanes`;
+the determinism test judges the reference on three lanes and on one)."""
 
 
 class NoWorktree(RuntimeError):

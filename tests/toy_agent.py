@@ -9,10 +9,10 @@ trajectory. The runner, the sandbox, the recording proxy and the evidence are th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.agents.base import Launch, truncate
+from harness.agents.native import json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
     AgentIdentity,
@@ -120,17 +120,8 @@ class ToyAgent:
     def read_trace(self, events: Path) -> AgentTrace:
         """One step per `turn` line; each `tool` line becomes a tool part of its turn."""
         trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
-        if not events.exists():
-            return trace
-        for number, line in enumerate(events.read_text(errors="replace").split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                trace.malformed_lines += 1
-                continue
-            source, ts = f"{events.name}:{number}", event.get("ts")
+        for source, event in json_lines(trace, events):
+            ts = event.get("ts")
             if event.get("type") == "turn":
                 usage = event.get("usage") or {}
                 metrics = StepMetrics(

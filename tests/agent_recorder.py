@@ -28,6 +28,16 @@ from harness.session.worktree import git_init
 
 ROUTE = "lab-x/editor-1"
 REFUSAL = "siteos gateway: step ceiling reached"
+PROMPT = 'Create notes.txt with a greeting, then run a command. Ünïcödé ✓ "quotes" $HOME\n'
+"""The prompt the agents' tests send: non-ASCII, quotes and a shell variable, passed unchanged."""
+
+
+def spec(tmp_path: Path, isolated: bool = True) -> SandboxSpec:
+    """A sandbox spec for `prepare` alone (nothing started; the proxy at a fixed port)."""
+    return SandboxSpec(
+        worktree=tmp_path / "wt", home=tmp_path / "home", gateway_socket=tmp_path / "gw" / "p.sock",
+        gateway_port=4321, isolated=isolated,
+    )  # fmt: skip
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_recorder import REFUSAL, ROUTE, run_agent
+from agent_recorder import PROMPT, REFUSAL, ROUTE, run_agent, spec
 
 from harness.agents.claude_code import (
     BINARY_INSIDE,
@@ -17,14 +17,13 @@ from harness.agents.claude_code import (
     TOOLS,
     ClaudeCodeAgent,
 )
-from harness.session.sandbox import SandboxSpec, bwrap_available
+from harness.session.sandbox import bwrap_available
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
 from records.tools import CLAUDE_CODE
 from scoring.anonymise import anonymise_diff, identity_pattern
 
 DATA = Path(__file__).parent / "data/agents/claude-code-2.1.332"
-PROMPT = 'Create notes.txt with a greeting, then run a command. Ünïcödé ✓ "quotes" $HOME\n'
 
 
 def lines(path: Path) -> list[dict]:
@@ -108,13 +107,6 @@ def test_the_site_shows_its_writes_and_edits() -> None:
         "write", "/workspace/notes.txt", "Hello from the recorder\n")  # fmt: skip
     assert (edit.kind, edit.replaced, edit.content) == ("edit", "Hello", "Hello again")
     assert (bash.kind, bash.text) == ("shell", "cat notes.txt && ls")
-
-
-def spec(tmp_path: Path, isolated: bool = True) -> SandboxSpec:
-    return SandboxSpec(
-        worktree=tmp_path / "wt", home=tmp_path / "home", gateway_socket=tmp_path / "gw" / "p.sock",
-        gateway_port=4321, isolated=isolated,
-    )  # fmt: skip
 
 
 def test_prepare_points_every_model_at_the_proxy_and_turns_off_the_rest(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from agent_recorder import REFUSAL, ROUTE, run_agent
+from agent_recorder import PROMPT, REFUSAL, ROUTE, run_agent, spec
 
 from harness.agents.codex import (
     FEATURES_OFF,
@@ -20,13 +20,12 @@ from harness.agents.codex import (
     codex_config,
     to_toml,
 )
-from harness.session.sandbox import SandboxSpec, bwrap_available
+from harness.session.sandbox import bwrap_available
 from records.evidence.agent import ErrorPart, ToolPart
 from records.tools import CODEX, CODEX_DIR
 from scoring.anonymise import anonymise_diff, identity_pattern
 
 DATA = Path(__file__).parent / "data/agents/codex-0.171.0"
-PROMPT = 'Create notes.txt with a greeting, then run a command. Ünïcödé ✓ "quotes" $HOME\n'
 KEY = "sk-siteos-proxy"  # a placeholder: the proxy adds the real key
 WARNING = "Model metadata for `lab-x/editor-1` not found"
 
@@ -107,13 +106,6 @@ def test_the_config_names_one_provider_and_turns_off_the_rest() -> None:
     assert config["analytics"] == {"enabled": False} and config["agents"] == {"enabled": False}
     assert config["features"] == dict.fromkeys(FEATURES_OFF, False)
     assert {"plugins", "goals", "apps"} <= set(FEATURES_OFF)
-
-
-def spec(tmp_path: Path, isolated: bool = True) -> SandboxSpec:
-    return SandboxSpec(
-        worktree=tmp_path / "wt", home=tmp_path / "home", gateway_socket=tmp_path / "gw" / "p.sock",
-        gateway_port=4321, isolated=isolated,
-    )  # fmt: skip
 
 
 def test_prepare_writes_the_config_into_codex_home(tmp_path: Path) -> None:

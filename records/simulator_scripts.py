@@ -107,6 +107,12 @@ class ErrorSpec(Frozen):
         default="", description="midstream, stall, truncate: text streamed before the failure"
     )
     hang_seconds: float = 3600.0
+    retry_after_seconds: int = Field(
+        default=1,
+        ge=0,
+        description="http 429: the pacing the gateway sends (`Retry-After` seconds, and the "
+        "`X-RateLimit-*` headers whose reset is that far ahead)",
+    )
     keepalive_seconds: float = Field(default=1.0, gt=0, description="stall: comment interval")
     times: int | None = Field(
         default=None,

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import openai
 
+from records.evidence.gateway import ExchangeRecord
 from records.simulator_scripts import ScriptedModel
 
 PARAMS = ["max_tokens", "temperature", "tools", "tool_choice", "reasoning"]
@@ -244,3 +245,11 @@ def drive_responses(
             result = {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
             items.append(result)
     return items, None
+
+
+def resend(base_url: str, record: ExchangeRecord) -> httpx.Response:
+    """The agent sending a recorded request again, as it was: the same body (the policy leaves a
+    body it already wrote unchanged) from the same sender (its User-Agent)."""
+    path = record.path.removeprefix("/api/v1")
+    headers = {"User-Agent": record.sender or ""}
+    return httpx.post(f"{base_url}{path}", json=record.request, headers=headers, timeout=20)

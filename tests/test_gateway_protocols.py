@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import threading
 from collections.abc import Iterator
@@ -34,9 +33,6 @@ class FakeMessages:
         self, policy: GatewayPolicy, body: dict[str, Any]
     ) -> tuple[dict[str, Any], list[str]]:
         return copy.deepcopy(body), []
-
-    def conversation(self, body: dict[str, Any]) -> str:
-        return hashlib.sha256(json.dumps(body.get("turns")).encode()).hexdigest()
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return len(json.dumps([body.get("system"), body.get("turns")]).encode())

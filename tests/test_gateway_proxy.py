@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from gateway_support import drive, files_containing, loopback_only, script
+from gateway_support import drive, files_containing, loopback_only, resend, script
 
 from harness.gateway.errors import ErrorClass
 from harness.gateway.proxy import RecordingProxy
@@ -168,11 +168,12 @@ def test_identity_swap_is_observable(sim: Simulator, tmp_path: Path) -> None:
 
 def test_outage_and_retries_are_observable(sim: Simulator, tmp_path: Path) -> None:
     with proxy_for(sim, tmp_path) as proxy:
-        messages, error = drive(proxy.base_url, "lab/outage-1", "go")
+        _, error = drive(proxy.base_url, "lab/outage-1", "go")
         assert isinstance(error, openai.InternalServerError)
-        body = {"model": "lab/outage-1", "messages": messages, "stream": True}
+        proxy.drain()
+        failed = read_exchanges(tmp_path / "unit" / "gateway.jsonl")[-1]
         for _ in range(2):  # a client retrying the same request, as OpenCode does on 5xx
-            assert httpx.post(f"{proxy.base_url}/chat/completions", json=body).status_code == 503
+            assert resend(proxy.base_url, failed).status_code == 503
     state = proxy.state  # read once the proxy has stopped: its last handler may still be counting
     records = read_exchanges(tmp_path / "unit" / "gateway.jsonl")
     # repeats after an upstream error that delivered nothing: the agent's transport retries

@@ -12,7 +12,14 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from gateway_support import drive_responses, loopback_only, script, sse_payloads, system_prompt
+from gateway_support import (
+    drive_responses,
+    loopback_only,
+    resend,
+    script,
+    sse_payloads,
+    system_prompt,
+)
 
 from harness.gateway.budget import Prices
 from harness.gateway.errors import ErrorClass
@@ -116,11 +123,12 @@ def test_the_step_ceiling_refuses_in_openrouters_error_shape(
 def test_a_transient_503_is_a_transport_retry(sim: Simulator, tmp_path: Path) -> None:
     log = tmp_path / "g.jsonl"
     with proxy(sim, log) as p:
-        items, error = drive_responses(p.base_url, "lab-r/flaky-1", "go", workdir="/flaky")
+        _, error = drive_responses(p.base_url, "lab-r/flaky-1", "go", workdir="/flaky")
         assert isinstance(error, openai.InternalServerError)
-        body = {"model": "lab-r/flaky-1", "instructions": system_prompt("/flaky"), "input": items}
-        again = httpx.post(f"{p.base_url}/responses", json=body)  # the agent's retry, as it was
-    assert again.status_code == 200 and again.json()["status"] == "completed"
+        p.drain()
+        again = resend(p.base_url, read_exchanges(log)[-1])  # the agent's retry, as it was
+    assert again.status_code == 200
+    assert sse_payloads(again.text)[-1]["type"] == "response.completed"
     records = read_exchanges(log)
     assert [(r.step, r.status, r.retry, r.transport_retry) for r in records] == [
         (1, 200, False, False), (2, 503, False, False), (2, 200, False, True)]  # fmt: skip

@@ -1,10 +1,14 @@
 """The hard budget: a request's worst case must fit what is left of the unit's budget.
 
-Worst case = estimated prompt tokens x the catalogue's prompt price + `max_tokens` x its
-completion price. The proxy lowers `max_tokens` until the worst case fits, and refuses the step
-when not even one completion token does. Prompt tokens are estimated conservatively: the billed
-request bytes x the larger of 1/3 token per byte and the highest tokens-per-byte ratio this unit's
-responses have reported (so a tokenizer denser than 3 bytes a token is learnt after one step).
+Worst case = estimated prompt tokens x the catalogue's prompt price + the output limit x its
+completion price. The output limit is the request's own (`max_tokens`, `max_output_tokens`) or,
+when it names none, the route's maximum output (`Prices.max_output`). The proxy lowers (or, for a
+request without one, sets) the output limit only when that worst case does not fit, to the
+largest limit that does, and refuses the step when not even one completion token fits; a request
+whose worst case fits is forwarded unchanged. Prompt tokens are estimated conservatively: the
+billed request bytes x the larger of 1/3 token per byte and the highest tokens-per-byte ratio this
+unit's responses have reported (so a tokenizer denser than 3 bytes a token is learnt after one
+step).
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ MIN_TOKENS_PER_BYTE = 1 / 3
 
 @dataclass(frozen=True)
 class Prices:
-    """USD per token from the catalogue (`pricing.prompt`, `pricing.completion`)."""
+    """USD per token from the catalogue (`pricing.prompt`, `pricing.completion`), and the route's
+    maximum output in tokens (`top_provider.max_completion_tokens`, else its context length;
+    None when the catalogue gives neither)."""
 
     prompt: float
     completion: float
+    max_output: int | None = None
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return prompt_tokens * self.prompt + completion_tokens * self.completion
@@ -28,9 +35,13 @@ class Prices:
 
 @dataclass(frozen=True)
 class Fit:
-    """What the budget allows one request: `max_tokens` (None: refuse) and its worst case."""
+    """What the budget allows one request.
+
+    `max_tokens`: the output limit to forward (None: refuse); `capped`: whether the budget set
+    or lowered it (False: the request goes as the agent sent it); `worst_case_usd`: the reserve."""
 
     max_tokens: int | None
+    capped: bool
     prompt_tokens: int
     worst_case_usd: float
     remaining_usd: float
@@ -40,17 +51,26 @@ def estimate_prompt_tokens(prompt_bytes: int, tokens_per_byte: float) -> int:
     return math.ceil(prompt_bytes * max(MIN_TOKENS_PER_BYTE, tokens_per_byte))
 
 
-def fit(
-    prices: Prices, remaining_usd: float, prompt_tokens: int, requested: int | None, default: int
-) -> Fit:
-    """The largest `max_tokens` <= requested (or `default`) whose worst case fits the budget."""
-    wanted = requested or default
+def fit(prices: Prices, remaining_usd: float, prompt_tokens: int, requested: int | None) -> Fit:
+    """The request's output limit (`requested`; None: the route's maximum output) if its worst
+    case fits `remaining_usd`, else the largest limit that does (capped), else a refusal.
+
+    A route whose maximum output is unknown cannot be shown to fit: a request naming no limit
+    there is capped at what the budget allows."""
+    wanted = requested if requested is not None else prices.max_output
     prompt_cost = prompt_tokens * prices.prompt
-    if prices.completion > 0:
-        affordable = math.floor((remaining_usd - prompt_cost) / prices.completion)
-    else:
-        affordable = wanted if remaining_usd >= prompt_cost else 0
-    allowed = min(wanted, affordable)
-    if allowed < 1:
-        return Fit(None, prompt_tokens, prompt_cost + prices.completion, remaining_usd)
-    return Fit(allowed, prompt_tokens, prices.cost(prompt_tokens, allowed), remaining_usd)
+    if prompt_cost >= remaining_usd:
+        return Fit(None, True, prompt_tokens, prompt_cost + prices.completion, remaining_usd)
+    if prices.completion <= 0:  # output is free: any limit fits
+        worst = prices.cost(prompt_tokens, wanted or 0)
+        return Fit(requested, False, prompt_tokens, worst, remaining_usd)
+    affordable = math.floor((remaining_usd - prompt_cost) / prices.completion)
+    if affordable < 1:
+        return Fit(None, True, prompt_tokens, prompt_cost + prices.completion, remaining_usd)
+    if wanted is not None and wanted <= affordable:
+        return Fit(
+            requested, False, prompt_tokens, prices.cost(prompt_tokens, wanted), remaining_usd
+        )
+    return Fit(
+        affordable, True, prompt_tokens, prices.cost(prompt_tokens, affordable), remaining_usd
+    )

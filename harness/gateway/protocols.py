@@ -64,10 +64,6 @@ class MeteredProtocol(Protocol):
         """The body to forward under the frozen policy, and what changed."""
         ...
 
-    def conversation(self, body: dict[str, Any]) -> str:
-        """A digest of the conversation so far: equal digests = the same step asked again."""
-        ...
-
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         """UTF-8 size of everything that is billed as prompt (for the budget's token estimate)."""
         ...
@@ -90,8 +86,11 @@ class MeteredProtocol(Protocol):
         ...
 
 
-def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+def request_digest(body: dict[str, Any], sender: str) -> str:
+    """Who sent which request: the whole body (model, tools, tool_choice, sampling and policy
+    fields, the conversation) and the sender (its `User-Agent`). Equal digests = the same request
+    asked again by the same client: a repeat, which keeps its step."""
+    return hashlib.sha256(json.dumps([sender, body], sort_keys=True).encode()).hexdigest()
 
 
 def _size(*values: Any) -> int:
@@ -117,9 +116,6 @@ class ChatCompletions:
         self, policy: GatewayPolicy, body: dict[str, Any]
     ) -> tuple[dict[str, Any], list[str]]:
         return policy.apply(body)
-
-    def conversation(self, body: dict[str, Any]) -> str:
-        return _digest(body.get("messages"))
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return _size(body.get("messages"), body.get("tools"))
@@ -168,9 +164,6 @@ class AnthropicMessages:
             changes.append('output_config.effort="high"')
             out["output_config"] = {**config, "effort": "high"}
         return out, changes
-
-    def conversation(self, body: dict[str, Any]) -> str:
-        return _digest({"system": body.get("system"), "messages": body.get("messages")})
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return _size(body.get("system"), body.get("messages"), body.get("tools"))
@@ -223,9 +216,6 @@ class OpenAIResponses:
             changes.append('reasoning.effort="high"')
             out["reasoning"] = {**reasoning, "effort": "high"}
         return out, changes
-
-    def conversation(self, body: dict[str, Any]) -> str:
-        return _digest({"instructions": body.get("instructions"), "input": body.get("input")})
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return _size(body.get("instructions"), body.get("input"), body.get("tools"))

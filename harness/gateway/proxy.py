@@ -49,7 +49,12 @@ from harness.attribution import PROVIDER_ERRORS
 from harness.gateway import budget
 from harness.gateway.client import OpenRouterClient
 from harness.gateway.errors import classify_status, classify_stream_error, error_fields
-from harness.gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol, openrouter_error_body
+from harness.gateway.protocols import (
+    DEFAULT_PROTOCOLS,
+    MeteredProtocol,
+    openrouter_error_body,
+    request_digest,
+)
 from harness.gateway.sse import StreamObservation
 from records.evidence.gateway import (
     ErrorClass,
@@ -70,8 +75,15 @@ MIN_REDACTED_KEY = 8  # shorter keys are placeholders; replacing them would mang
 FORWARDED_HEADERS = (
     "user-agent", "http-referer", "x-title", "accept", "anthropic-version", "anthropic-beta",
 )  # fmt: skip
+# Response headers the proxy does not pass back: hop-by-hop (RFC 9110 7.6.1; the proxy frames its
+# own answer, chunked), credentials, and the two every HTTP server writes for itself.
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+    "te", "trailer", "trailers", "transfer-encoding", "upgrade", "content-length",
+})  # fmt: skip
+CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "set-cookie"})
+SERVER_OWN_HEADERS = frozenset({"date", "server"})
 MAX_RESPONSE_CHARS = 2_000_000
-DEFAULT_MAX_TOKENS = 32_000  # what the hard budget assumes when a request sets no max_tokens
 
 
 @dataclass(frozen=True)
@@ -237,9 +249,10 @@ class RecordingProxy:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    def admit(self, protocol: MeteredProtocol, body: dict[str, Any]) -> Admission:
-        """Count one metered request: its step, retry kind, refusal and budgeted body."""
-        digest = protocol.conversation(body)
+    def admit(self, protocol: MeteredProtocol, body: dict[str, Any], sender: str = "") -> Admission:
+        """Count one metered request (`body` under the policy, `sender` its client's User-Agent):
+        its step, retry kind, refusal and budgeted body."""
+        digest = request_digest(body, sender)
         with self._lock:
             s = self._state
             repeat = digest == self._last_conversation
@@ -283,21 +296,23 @@ class RecordingProxy:
         body = admission.body
         prompt = budget.estimate_prompt_tokens(protocol.prompt_bytes(body), self._tokens_per_byte)
         requested = protocol.max_tokens(body)
-        fit = budget.fit(self.prices, remaining, prompt, requested, DEFAULT_MAX_TOKENS)
-        if fit.max_tokens is None or fit.max_tokens != requested:
+        fit = budget.fit(self.prices, remaining, prompt, requested)
+        if fit.capped:
             admission.change = MaxTokensChange(
                 requested=requested, forwarded=fit.max_tokens, remaining_usd=round(remaining, 8),
                 prompt_tokens_estimate=prompt, worst_case_usd=round(fit.worst_case_usd, 8),
             )  # fmt: skip
+        admission.reserved_usd = fit.worst_case_usd
         if fit.max_tokens is None:
             admission.refusal = "budget_ceiling"
             admission.refusal_reason = (
                 f"{limit}: ${remaining:.4f} left cannot pay for this request's prompt "
                 f"(about {prompt} tokens) and one completion token"
             )
+            admission.reserved_usd = 0.0
             return
-        admission.body = protocol.with_max_tokens(body, fit.max_tokens)
-        admission.reserved_usd = fit.worst_case_usd
+        if fit.capped:
+            admission.body = protocol.with_max_tokens(body, fit.max_tokens)
 
     def budget_cost(self, record: ExchangeRecord, reserved: float) -> float:
         """What the budget counts for a finished exchange: its cost, else an estimate."""
@@ -388,6 +403,15 @@ class RecordingProxy:
             yield response
 
 
+def relayed_headers(headers: httpx.Headers) -> list[tuple[str, str]]:
+    """The upstream response's headers the client gets (every one but hop-by-hop, credentials,
+    `Date` and `Server`, and the headers the `Connection` header names as hop-by-hop): the
+    provider's pacing (`Retry-After`, `X-RateLimit-*`), `X-Generation-Id` and OpenRouter's own."""
+    named = {t.strip().lower() for v in headers.get_list("connection") for t in v.split(",")}
+    dropped = HOP_BY_HOP | CREDENTIAL_HEADERS | SERVER_OWN_HEADERS | named
+    return [(k, v) for k, v in headers.multi_items() if k.lower() not in dropped]
+
+
 class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
 
@@ -447,17 +471,17 @@ class _Handler(BaseHTTPRequestHandler):
         abort: Callable[[], bool] | None = None,
         finish: Callable[[bool], None] | None = None,
     ) -> tuple[bool, float | None]:
-        """Stream `response` to the client unchanged; (client disconnected?, first byte ms).
+        """Stream `response` to the client unchanged, with the upstream's own headers
+        (`relayed_headers`); (client disconnected?, first byte ms).
 
-        `abort()` is asked after every piece: True stops relaying and drops the connection.
-        `finish(disconnected)` runs once the upstream is read, before the client's last byte."""
+        A client that hangs up ends the relay: the proxy stops reading the upstream (closing the
+        response closes its connection, so the gateway stops generating) instead of paying for
+        an answer nobody reads. `abort()` is asked after every piece: True stops relaying and
+        drops the connection. `finish(disconnected)` runs once the upstream is read (or left),
+        before the client's last byte."""
         self.send_response(response.status_code)
-        ctype = response.headers.get("content-type", "application/octet-stream")
-        self.send_header("Content-Type", ctype)
-        if "event-stream" in ctype:
-            self.send_header("Cache-Control", "no-cache")
-        if response.headers.get("x-generation-id"):
-            self.send_header("X-Generation-Id", response.headers["x-generation-id"])
+        for name, value in relayed_headers(response.headers):
+            self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         disconnected = False
@@ -469,26 +493,23 @@ class _Handler(BaseHTTPRequestHandler):
             if first is None:
                 first = (time.monotonic() - started) * 1000
             tap(data)
-            if not disconnected:
-                try:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                    self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    disconnected = True  # keep reading so the record is complete
-            if abort is not None and abort():
+            try:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                disconnected = True
+            if disconnected or (abort is not None and abort()):
                 self.close_connection = True
                 if finish is not None:
                     finish(disconnected)
                 return disconnected, first
         if finish is not None:
             finish(disconnected)
-        if not disconnected:
-            try:
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                disconnected = True
-        if disconnected:
+        try:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            disconnected = True
             self.close_connection = True
         return disconnected, first
 
@@ -510,13 +531,16 @@ class _Handler(BaseHTTPRequestHandler):
                                        error_message="client sent a non-JSON body"))  # fmt: skip
             return
         policed, changes = protocol.apply_policy(proxy.policy, body)
-        admission = proxy.admit(protocol, policed)
+        sender = self.headers.get("User-Agent", "")
+        admission = proxy.admit(protocol, policed, sender)
         forwarded = admission.body
         record = ExchangeRecord(
             time=when, index=admission.index, kind="chat", method="POST", path=self.path,
             step=admission.step, retry=admission.retry, transport_retry=admission.transport_retry,
-            protocol=protocol.name, requested_model=str(body.get("model") or "") or None,
+            protocol=protocol.name, sender=sender or None,
+            requested_model=str(body.get("model") or "") or None,
             policy_changes=changes, max_tokens_change=admission.change, request=forwarded,
+            budget_capped=admission.change.forwarded if admission.change is not None else None,
             status=0, latency_ms=0.0, streamed=protocol.streaming(forwarded),
         )  # fmt: skip
         if admission.refusal is not None:
@@ -578,7 +602,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         def finish(disconnected: bool) -> None:
             """Judge the whole response, then settle the retry baseline (before its last byte)."""
-            record.client_disconnected = disconnected
+            record.client_disconnected = record.upstream_abandoned = disconnected
             stall = stalled()
             obs = reader.close() if streaming else protocol.observe_body(bytes(captured))
             self._observe(record, obs, bytes(captured))
@@ -586,6 +610,11 @@ class _Handler(BaseHTTPRequestHandler):
             if obs.comments:
                 waited_until = first_data[0] if first_data else time.monotonic()
                 record.keepalive_wait_ms = round((waited_until - sent_at) * 1000, 1)
+            if disconnected and record.error_class is None:
+                record.error_message = (
+                    f"the client hung up after {record.response_bytes} bytes; the proxy stopped "
+                    "reading the upstream response (the billed part is the generation's cost)"
+                )
             if stall:
                 record.keepalive_wait_ms = round((time.monotonic() - last_data[0]) * 1000, 1)
                 where = f"after chunk {obs.chunks}" if obs.chunks else "before the first chunk"
@@ -616,7 +645,7 @@ class _Handler(BaseHTTPRequestHandler):
         record.response = bytes(captured).decode("utf-8", errors="replace")
         record.response_sha256 = hasher.hexdigest()
         record.latency_ms = (time.monotonic() - started) * 1000
-        if proxy.fetch_generation and record.generation_id and record.error_class is None:
+        if proxy.fetch_generation and record.generation_id:  # errors and cut streams are billed
             record.generation = proxy.generation_check(record.generation_id)
         proxy.learn_tokens(protocol.prompt_bytes(forwarded), record.usage)
         proxy.account(record, reserved)

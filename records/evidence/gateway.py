@@ -9,7 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from records.base import Record, Root
 from records.io import RecordError
@@ -152,9 +152,13 @@ class ExchangeRecord(Root):
 
     Schema 2 adds the transport-retry, keep-alive, hard-budget and protocol fields; `cost_usd`
     is None when neither `usage.cost` nor `/generation` gave a cost (schema 1 files load).
+    Schema 3: `budget_capped` (the output limit the hard budget set or lowered; older lines take
+    it from `max_tokens_change`, whose every change was forwarded), `upstream_abandoned`, `sender`,
+    and a repeat is the whole request from the same sender (older lines: the same conversation); a generation is looked up for errors
+    and cut streams too, so their billed cost is their `cost_usd`.
     """
 
-    schema_version: int = 2
+    schema_version: int = 3
     time: str = Field(description="UTC ISO time the request arrived")
     index: int = Field(description="1-based position among all requests to the proxy")
     kind: Literal["chat", "other"]
@@ -163,18 +167,30 @@ class ExchangeRecord(Root):
     step: int | None = Field(default=None, description="agent step (chat only; a retry repeats it)")
     retry: bool = Field(
         default=False,
-        description="harness retry: messages equal the previous request's, which had delivered "
-        "a completion",
+        description="harness retry: the whole request (model, tools, tool_choice, sampling and "
+        "policy fields, conversation) from the same sender equals the previous request, which had "
+        "delivered a completion",
     )
     transport_retry: bool = Field(
         default=False,
-        description="messages equal the previous request's, which failed upstream without "
-        "delivering a completion: the agent's transport retry (same step, not an invalidation)",
+        description="the same request from the same sender after one that failed without "
+        "delivering a completion (an error the agent saw): the agent's own retry (same step, "
+        "recorded, not an invalidation)",
     )
     protocol: str | None = Field(
         default=None, description="metering adapter: chat/completions, messages or responses"
     )
+    sender: str | None = Field(
+        default=None, description="the client's User-Agent: who sent the request (a repeat is "
+        "the same request from the same sender)",
+    )
     max_tokens_change: MaxTokensChange | None = None
+    budget_capped: int | None = Field(
+        default=None,
+        description="the output limit the hard budget set (the request named none) or lowered "
+        "this request to, because its worst case did not fit what was left; None: forwarded "
+        "with the agent's own limit, or none",
+    )
     keepalives: int = Field(default=0, description="SSE comment lines (`: OPENROUTER PROCESSING`)")
     keepalive_wait_ms: float | None = Field(
         default=None,
@@ -206,6 +222,22 @@ class ExchangeRecord(Root):
     response: str | None = Field(default=None, description="raw response body (capped)")
     response_truncated: bool = False
     client_disconnected: bool = False
+    upstream_abandoned: bool = Field(
+        default=False,
+        description="the client hung up and the proxy stopped reading the upstream response "
+        "(closing it, so the gateway stops generating); the billed part is the generation's cost",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _budget_cap_of_older_lines(cls, data: Any) -> Any:
+        """Schema <= 2 recorded every change of the output limit it forwarded (including the
+        32,000 it wrote into requests that named none) only as `max_tokens_change`."""
+        if isinstance(data, dict) and int(data.get("schema_version", 3)) < 3:
+            change = data.get("max_tokens_change")
+            if isinstance(change, dict) and change.get("forwarded") is not None:
+                data = {**data, "budget_capped": change["forwarded"]}
+        return data
 
     @property
     def cost_usd(self) -> float | None:
@@ -269,7 +301,8 @@ class GatewaySummary(Root):
     max_tokens_changes: list[MaxTokensChange] = Field(default_factory=list)
     ended_on_budget_cut: bool = Field(
         default=False,
-        description="the last served answer was cut at a max_tokens the hard budget lowered",
+        description="the last served answer was cut at an output limit the hard budget set or "
+        "lowered (its `budget_capped`)",
     )
     requested_models: list[str] = Field(default_factory=list)
     observed_models: list[str] = Field(default_factory=list)
@@ -353,7 +386,7 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
             summary.max_tokens_changes.append(rec.max_tokens_change)
         if rec.refused is None:
             summary.ended_on_budget_cut = (
-                rec.max_tokens_change is not None and rec.finish_reason == "length"
+                rec.budget_capped is not None and rec.finish_reason == "length"
             )
         if rec.keepalive_wait_ms is not None:
             summary.longest_keepalive_wait_ms = max(

@@ -94,6 +94,8 @@ class Simulator:
         self.generation_lag_seconds = generation_lag_seconds
         self.generations: dict[str, tuple[float, dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []  # model request bodies received, for tests
+        self.request_headers: list[dict[str, str]] = []  # their headers, in the same order
+        self.hung_up: list[str] = []  # generation ids of streams whose client hung up
         self.stopping = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -161,9 +163,17 @@ class Simulator:
     def next_generation_id(self) -> str:
         return f"gen-{int(time.time())}-{next(self._ids):06d}"
 
-    def remember(self, generation_id: str, reply: Reply, streamed: bool) -> None:
+    def remember(
+        self, generation_id: str, reply: Reply, streamed: bool, cancelled: bool = False
+    ) -> None:
+        """The generation record `GET /generation` answers; a `cancelled` one (the client hung
+        up before the reply was generated) billed nothing."""
         created = datetime.now(UTC).isoformat()
         record = render.generation_record(reply, generation_id, created, streamed)
+        if cancelled:
+            record |= {"cancelled": True, "total_cost": 0.0, "usage": 0.0,
+                       "upstream_inference_cost": 0.0, "tokens_completion": 0,
+                       "native_tokens_completion": 0, "native_tokens_reasoning": 0}  # fmt: skip
         with self._lock:
             self.generations[generation_id] = (time.monotonic(), record)
 
@@ -186,11 +196,14 @@ class _Handler(BaseHTTPRequestHandler):
         body: bytes,
         content_type: str = "application/json",
         generation_id: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         if generation_id is not None:
             self.send_header("X-Generation-Id", generation_id)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -252,6 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, "Invalid JSON body", fmt=fmt)
         with self.sim._lock:
             self.sim.requests.append(body)
+            self.sim.request_headers.append(dict(self.headers))
         return self._serve(fmt, body)
 
     def _models(self, query: dict[str, list[str]]) -> None:
@@ -353,7 +367,12 @@ class _Handler(BaseHTTPRequestHandler):
         if error is not None and error.kind == "http":
             meta = error.metadata or {"provider_name": reply.provider}
             code = error.code if isinstance(error.code, int) else error.status
-            return self._send(error.status, fmt.error_body(code, error.message, meta))
+            pacing = rate_limit_headers(error.retry_after_seconds) if error.status == 429 else {}
+            if pacing:  # live repeats the rate-limit headers in the body's metadata
+                meta = {**meta, "headers": {k: v for k, v in pacing.items() if k != "Retry-After"}}
+            return self._send(
+                error.status, fmt.error_body(code, error.message, meta), headers=pacing
+            )
         if body.get("stream"):
             return self._stream(out, reply, generation_id)
         if error is not None and error.kind != "truncate":  # after routing: a 200 error body
@@ -388,6 +407,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
+        served = False
+
         def send(event: bytes) -> None:
             self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
             self.wfile.flush()
@@ -406,12 +427,29 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.error = None
             if reply.error is None or reply.error.kind == "truncate":  # a cut stream is billed
                 self._served(generation_id, reply, streamed=True)
+                served = True
             for event in out.events():
                 send(event)
             self.wfile.write(b"0\r\n\r\n")
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError):  # the client hung up
             self.close_connection = True
+            if not served:  # before the reply: the generation stopped, nothing billed
+                self.sim.remember(generation_id, reply, streamed=True, cancelled=True)
+            with self.sim._lock:
+                self.sim.hung_up.append(generation_id)
         return None
+
+
+def rate_limit_headers(retry_after_seconds: int, limit: int = 50) -> dict[str, str]:
+    """What live OpenRouter sends with a 429: `X-RateLimit-Limit`, `-Remaining` (0) and `-Reset`
+    (epoch milliseconds), and the `Retry-After` (seconds) clients pace their retries by."""
+    reset_ms = int((time.time() + retry_after_seconds) * 1000)
+    return {
+        "Retry-After": str(retry_after_seconds),
+        "X-RateLimit-Limit": str(limit),
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": str(reset_ms),
+    }
 
 
 _ARCHITECTURE = {

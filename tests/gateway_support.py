@@ -11,12 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema
 import openai
 
 from records.evidence.gateway import ExchangeRecord
 from records.simulator_scripts import ScriptedModel
 
 PARAMS = ["max_tokens", "temperature", "tools", "tool_choice", "reasoning"]
+SPEC_DATA = Path(__file__).parent / "data" / "openrouter"
+# OpenRouter's response schemas, extracted from its OpenAPI spec (tests/test_gateway_spec_schemas)
+SCHEMAS = json.loads((SPEC_DATA / "schemas.json").read_text(encoding="utf-8"))
+
+
+def validate(kind: str, payload: Any) -> None:
+    """`payload` against the spec's schema of `kind` (a key of `SCHEMAS["roots"]`)."""
+    schema = {"$defs": SCHEMAS["$defs"], "$ref": f"#/$defs/{SCHEMAS['roots'][kind]}"}
+    jsonschema.Draft202012Validator(schema).validate(payload)
 
 
 def script(model_id: str, turns: list[dict[str, Any]], **extra: Any) -> ScriptedModel:

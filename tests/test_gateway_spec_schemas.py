@@ -11,28 +11,28 @@ import importlib.util
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import jsonschema
 import pytest
-from gateway_support import loopback_only, script, sse_payloads, system_prompt
+from gateway_support import (
+    SCHEMAS,
+    SPEC_DATA,
+    loopback_only,
+    script,
+    sse_payloads,
+    system_prompt,
+    validate,
+)
 
 from harness.gateway.simulator import Simulator
 
-DATA = Path(__file__).parent / "data" / "openrouter"
-SCHEMAS = json.loads((DATA / "schemas.json").read_text(encoding="utf-8"))
 # A copy of ../shared/reference/openrouter/openapi.json (OpenRouter's published spec).
-SPEC = DATA / "openapi.json"
+SPEC = SPEC_DATA / "openapi.json"
 KEY = "sk-or-v1-schema-test"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 WRITE = {"name": "write", "arguments": {"filePath": "{workdir}/a.txt", "content": "a\n"}}
-
-
-def validate(kind: str, payload: Any) -> None:
-    schema = {"$defs": SCHEMAS["$defs"], "$ref": f"#/$defs/{SCHEMAS['roots'][kind]}"}
-    jsonschema.Draft202012Validator(schema).validate(payload)
 
 
 def data_events(raw: str) -> list[dict[str, Any]]:
@@ -82,7 +82,7 @@ def responses(sim: Simulator, model: str, stream: bool, **extra: Any) -> httpx.R
 
 
 def test_extraction_matches_the_spec() -> None:
-    loader = importlib.util.spec_from_file_location("extract", DATA / "extract_schemas.py")
+    loader = importlib.util.spec_from_file_location("extract", SPEC_DATA / "extract_schemas.py")
     assert loader is not None and loader.loader is not None
     module = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(module)

@@ -37,14 +37,19 @@ class Prices:
 class Fit:
     """What the budget allows one request.
 
-    `max_tokens`: the output limit to forward (None: refuse); `capped`: whether the budget set
-    or lowered it (False: the request goes as the agent sent it); `worst_case_usd`: the reserve."""
+    `capped`: the budget set or lowered the output limit to `max_tokens`, or refuses the request
+    (`max_tokens` None); not capped, the request goes as the agent sent it (`max_tokens` is its
+    own limit, None when it named none); `worst_case_usd`: what the request may cost."""
 
     max_tokens: int | None
     capped: bool
     prompt_tokens: int
     worst_case_usd: float
     remaining_usd: float
+
+    @property
+    def refused(self) -> bool:
+        return self.capped and self.max_tokens is None
 
 
 def estimate_prompt_tokens(prompt_bytes: int, tokens_per_byte: float) -> int:

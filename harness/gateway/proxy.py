@@ -303,7 +303,7 @@ class RecordingProxy:
                 prompt_tokens_estimate=prompt, worst_case_usd=round(fit.worst_case_usd, 8),
             )  # fmt: skip
         admission.reserved_usd = fit.worst_case_usd
-        if fit.max_tokens is None:
+        if fit.refused:
             admission.refusal = "budget_ceiling"
             admission.refusal_reason = (
                 f"{limit}: ${remaining:.4f} left cannot pay for this request's prompt "
@@ -311,7 +311,7 @@ class RecordingProxy:
             )
             admission.reserved_usd = 0.0
             return
-        if fit.capped:
+        if fit.capped and fit.max_tokens is not None:
             admission.body = protocol.with_max_tokens(body, fit.max_tokens)
 
     def budget_cost(self, record: ExchangeRecord, reserved: float) -> float:

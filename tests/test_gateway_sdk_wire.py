@@ -71,8 +71,10 @@ def wire_proxy(
     """The proxy as a paid round's unit runs it: the route's catalogue prices and maximum output
     (`catalogue_prices`), the hard budget, and a generation lookup for every exchange."""
     prices = catalogue_prices(upstream(sim), model)
-    with RecordingProxy(upstream=sim.base_url, api_key=KEY, log_path=log, budget_usd=budget_usd,
-                        prices=prices, fetch_generation=True, stall_seconds=20) as proxy:  # fmt: skip
+    with RecordingProxy(
+        upstream=sim.base_url, api_key=KEY, log_path=log, budget_usd=budget_usd, prices=prices,
+        fetch_generation=True, stall_seconds=20,
+    ) as proxy:  # fmt: skip
         yield proxy
 
 

@@ -22,7 +22,10 @@ that logged its final step and did not exit (the runner ended it) completed: nob
 disclosed, and scoring withholds the clean-exit point.
 
 Validity reasons outside this table (`harness.invalidation.assess`) make a unit invalid whatever
-its row: a contradicted identity, a harness retry, human intervention, missing evidence.
+its row: a contradicted identity, a harness retry, human intervention, missing evidence. A harness
+retry is the whole request (model, tools, tool_choice, sampling and policy fields, messages) sent
+again by the same client after it was answered; the agent sending a request again after an error
+it saw is its own behaviour (a transport retry: recorded, never an invalidation).
 """
 
 from __future__ import annotations

@@ -6,10 +6,12 @@ required evidence is missing. Who caused the session's end, and so its failure c
 it may be replaced, is `harness.attribution` (one table, also in docs/scoring.md): a step/time/
 budget stop or a sandbox limit keeps the work and is scored with its stop status.
 
-Retries: the agent repeating a request after an upstream error that delivered no completion is its
-transport retry (recorded, same step, not an invalidation); a repeat after a delivered completion
-is a harness retry (invalid). A request that got only keep-alives past the outage window is a
-provider stall: the unit is a provider outage (replaceable) even if it ran to the time ceiling.
+Retries: a repeat is the same whole request (model, tools, tool_choice, sampling and policy
+fields, messages) from the same client. After an error the agent saw (no completion delivered) it
+is the agent's transport retry (recorded, same step, not an invalidation); after a delivered
+completion it is a harness retry (invalid). A request that got only keep-alives past the outage
+window is a provider stall: the unit is a provider outage (replaceable) even if it ran to the time
+ceiling.
 `UnitFacts` and `INPUTS_CHANGED` live in `harness.attribution` and are re-exported here.
 
 A changed prompt or starter is never a harness failure: the runner refuses to start the session,
@@ -110,8 +112,8 @@ def assess(facts: UnitFacts) -> Assessment:
         reasons.append("human intervention")
     if facts.gateway.retries:  # transport retries (after an undelivered answer) are not counted
         reasons.append(
-            f"harness retry: {facts.gateway.retries} request(s) repeated a conversation whose "
-            "answer had been delivered (gateway.jsonl)"
+            f"harness retry: {facts.gateway.retries} request(s) sent again, whole and by the same "
+            "client, after their answer had been delivered (gateway.jsonl)"
         )
     missing = [name for name in REQUIRED_EVIDENCE if name not in facts.evidence_present]
     if missing:

@@ -60,6 +60,20 @@ def test_the_cli_completes_the_scripted_build_in_the_sandbox(unit: tuple) -> Non
     assert any(p.shell and p.exit_code == 0 for p in tools)
 
 
+def test_the_proxy_forwards_the_agents_output_limit_as_it_was_sent(unit: tuple) -> None:
+    """$5 covers the route's maximum output at its price, so the hard budget writes nothing in:
+    Codex names no `max_output_tokens` and none goes upstream; Claude Code's own `max_tokens`
+    goes as it was sent (the exchange records hold the bodies as forwarded)."""
+    name, rnd, _ = unit
+    exchanges = read_exchanges(rnd.unit("strong-builder-r1").gateway)
+    assert exchanges and all(x.budget_capped is None for x in exchanges)
+    assert all(x.max_tokens_change is None for x in exchanges)
+    if name == "codex":
+        assert not any("max_output_tokens" in x.request for x in exchanges)
+    else:
+        assert all(isinstance(x.request.get("max_tokens"), int) for x in exchanges)
+
+
 def test_the_unit_is_evaluated_and_ranked_like_an_opencode_unit(unit: tuple) -> None:
     _, rnd, _ = unit
     result = evaluate_unit(rnd, "strong-builder-r1")

@@ -10,19 +10,24 @@ Every `/api/v1/*` request is forwarded to `upstream` with the proxy's own key (t
 Authorization header is dropped). Requests of a metered protocol (`protocols.py`: chat/completions,
 Anthropic messages, OpenAI responses) get the frozen policy and are counted as agent steps; the
 proxy's own answers (refusals, a bad body, an unreachable upstream) use the protocol's error shape.
-A request whose conversation equals the previous one's keeps its step: after an upstream failure
-that delivered no completion it is the agent's transport retry (recorded), after a delivered
-completion a harness retry (invalidating).
+A request that repeats the previous one whole (model, tools, sampling, policy fields, conversation)
+from the same sender (User-Agent) keeps its step: after a failure that delivered no completion it
+is the agent's transport retry (recorded), after a delivered completion a harness retry
+(invalidating).
 Steps past the ceiling are refused without reaching upstream; with catalogue `prices`, the hard
-budget lowers `max_tokens` so the worst case fits what is left (`budget.py`) and refuses the step
-when nothing fits. Responses stream back unchanged while the proxy reads model, provider,
+budget sets or lowers the output limit only when the request's worst case (its own limit, else the
+route's maximum output) does not fit what is left (`budget.py`: `budget_capped`), and refuses the
+step when nothing fits. Responses stream back unchanged, with the upstream's headers but hop-by-hop
+and credentials (`relayed_headers`), while the proxy reads model, provider,
 generation id, usage, keep-alives and errors (in-stream errors classed by their code). A stream
 that brings no data for `stall_seconds` (keep-alives only, before its first chunk or after its last
 one, or silence once it started) is ended as a provider stall; a stream that ends without a finish
 (a `finish_reason`, a `stop_reason`, a final response status) is a truncated stream (an agent
 would take it as a whole turn). Both are counted in `state` for the runner, which ends the session
-as the provider's failure. One `ExchangeRecord` per request is appended to `log_path`; the key
-string is redacted from every line.
+as the provider's failure. A client that hangs up stops the upstream read. With
+`fetch_generation`, every exchange with a generation id (errors and cut streams too) gets the
+gateway's billed cost. One `ExchangeRecord` per request is appended to `log_path`; the key string
+is redacted from every line.
 """
 
 from __future__ import annotations

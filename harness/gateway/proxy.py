@@ -162,7 +162,7 @@ class RecordingProxy:
         self._lock = threading.Lock()
         self._log_lock = threading.Lock()
         self._state = ProxyState()
-        self._last_conversation: str | None = None
+        self._last_request: str | None = None
         self._last_delivered: bool | None = None  # None: the last metered request is in flight
         self._last_index = 0  # the last metered request's index
         self._settled: set[int] = set()  # metered requests whose outcome is counted
@@ -260,10 +260,10 @@ class RecordingProxy:
         digest = request_digest(body, sender)
         with self._lock:
             s = self._state
-            repeat = digest == self._last_conversation
+            repeat = digest == self._last_request
             transport = repeat and self._last_delivered is False
             retry = repeat and not transport
-            self._last_conversation, self._last_delivered = digest, None
+            self._last_request, self._last_delivered = digest, None
             self._last_index = s.requests + 1
             steps = s.steps if repeat else s.steps + 1
             admission = Admission(self._last_index, steps, retry, transport, None, body)

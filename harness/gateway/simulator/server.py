@@ -94,7 +94,6 @@ class Simulator:
         self.generation_lag_seconds = generation_lag_seconds
         self.generations: dict[str, tuple[float, dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []  # model request bodies received, for tests
-        self.request_headers: list[dict[str, str]] = []  # their headers, in the same order
         self.hung_up: list[str] = []  # generation ids of streams whose client hung up
         self.stopping = threading.Event()
         self._ids = itertools.count(1)
@@ -265,7 +264,6 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, "Invalid JSON body", fmt=fmt)
         with self.sim._lock:
             self.sim.requests.append(body)
-            self.sim.request_headers.append(dict(self.headers))
         return self._serve(fmt, body)
 
     def _models(self, query: dict[str, list[str]]) -> None:

@@ -269,6 +269,27 @@ def test_unknown_cost_is_none_and_budgeted_by_estimate(tmp_path: Path) -> None:
     assert ExchangeRecord.model_validate(old).cost_usd is None  # schema-1 lines still load
 
 
+def test_a_schema_2_line_keeps_the_cap_it_forwarded(tmp_path: Path) -> None:
+    """Schema 2 recorded every output limit the proxy forwarded in place of the agent's, the
+    32,000 it wrote into requests that named none included, only as `max_tokens_change`: loaded
+    now, that limit is the line's `budget_capped`, so an answer cut there stays a budget cut."""
+    change = {"requested": None, "forwarded": 32000, "remaining_usd": 5.0,
+              "prompt_tokens_estimate": 10, "worst_case_usd": 0.48}  # fmt: skip
+    line = {"schema_version": 2, "time": "t", "index": 1, "kind": "chat", "method": "POST",
+            "path": "/api/v1/responses", "status": 200, "latency_ms": 1.0, "step": 1,
+            "max_tokens_change": change, "finish_reason": "length"}  # fmt: skip
+    untouched = {**line, "index": 2, "step": 2, "max_tokens_change": None}
+    log = tmp_path / "g.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    (old,) = read_exchanges(log)
+    assert (old.schema_version, old.budget_capped) == (2, 32000)
+    assert summarize(log).ended_on_budget_cut
+    log.write_text(json.dumps(line) + "\n" + json.dumps(untouched) + "\n")
+    assert read_exchanges(log)[1].budget_capped is None and not summarize(log).ended_on_budget_cut
+    new = ExchangeRecord.model_validate({**line, "schema_version": 3})  # a cap is never inferred
+    assert new.budget_capped is None
+
+
 def test_the_402_reservation_and_the_key(tmp_path: Path) -> None:
     pricey = script("lab/pricey-1", [{"text": "hi"}], catalogue={"pricing": PRICES})
     with loopback_only(), Simulator([pricey], key_limit_usd=1.0) as low:

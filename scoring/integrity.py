@@ -50,7 +50,7 @@ class Integrity:
 
 def _manifest(path: Path, problems: list[tuple[Path, str]]) -> EvidenceManifest | None:
     if not path.is_file():
-        problems.append((path, "missing (session.json lists the unit's manifest)"))
+        problems.append((path, "missing: session.json lists it"))
         return None
     try:
         return read_record(path, EvidenceManifest)

@@ -1,5 +1,8 @@
 """`evidence/<round>/leaderboard.json`: every unit's status, score breakdown and advancement.
 
+Units: the frozen order's and the documented replacements (`scoring.evidence.round_units`);
+every other unit folder is listed in `units_outside_order`, never a row.
+
 Statuses, decided in this order:
 - `superseded`: a documented replacement holds this unit's place (run or pending); the row is
   kept with `superseded_by` and the status its own evidence gives (`own_status`), never scored,
@@ -7,14 +10,16 @@ Statuses, decided in this order:
 - `invalid` (evidence missing): the session record is missing or unreadable; listed with the
   file named (`evidence_missing`), never dropped;
 - `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
-- `invalid`: the session is invalid (reasons shown), or its events.jsonl or another required
-  file the session recorded at its end is missing now, or its worktree.tar.gz is not the archive
-  session.json recorded (altered; `records.archive`) (`evidence_missing` names the file); never
-  ranked, never replaceable;
-- `evaluation_failed`: no usable result.json (missing or unreadable), or the result's
-  `evaluation_failures` (an evaluator error, a gate probe's own failure, a check not executed on
-  a submission that installed and built); listed apart, never scored as a model failure. A
-  failed install or build is the model's own: `gate_failed`;
+- `invalid`: the session is invalid (reasons shown), or its evidence is not what its writers
+  wrote (`scoring.integrity`: a file its manifests list gone or hashing otherwise, a manifest
+  missing, trace.json unreadable, the worktree archive not the one session.json recorded; for
+  evidence before manifests, a required file gone or events.jsonl cut) (`evidence_missing`
+  names each file); never ranked, never replaceable;
+- `evaluation_failed`: no usable result.json (missing or unreadable), a result that is not the
+  task's or the frozen judge's (`scoring.result_check`), or the result's `evaluation_failures`
+  (an evaluator error, a gate probe's own failure, a check not executed on a submission that
+  installed and built); listed apart, never scored as a model failure. A failed install or
+  build is the model's own: `gate_failed`;
 - `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
 - `ranked`: scored and gate-eligible.
 Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) and sandbox-limit stops
@@ -23,7 +28,8 @@ failure class, is `harness.attribution`'s table, recorded in session.json). A sc
 provisional while any manual dimension lacks its required reviews.
 
 Standing: `final` only when every gate-eligible row is final, no documented replacement is
-pending and no unit's evaluation failed; until then no unit advances (`advanced` false,
+pending, no unit's evaluation failed and every receipted review sheet is still there
+(`scoring.receipts.receipt_problems`); until then no unit advances (`advanced` false,
 `advancing` empty) and the advancement the current totals would give is kept as `projected` /
 `advancing_projected`, with the reason.
 """
@@ -85,11 +91,13 @@ class Verdict:
 
 
 def _evidence_reason(ctx: RoundContext, path: Path, why: str) -> str:
+    """One problem of `scoring.integrity` as a status reason naming the file."""
     rel = ctx.rel(path)
-    if why == "missing":
-        return f"required evidence missing: {rel}"
-    if why.startswith("altered: "):
-        return f"required evidence altered: {rel}: {why.removeprefix('altered: ')}"
+    kind, _, detail = why.partition(": ")
+    if kind == "altered":
+        return f"required evidence altered: {rel}: {detail}"
+    if kind == "missing":
+        return f"required evidence missing: {rel}" + (f" ({detail})" if detail else "")
     return f"required evidence missing: {rel} ({why})"
 
 

@@ -31,12 +31,14 @@ CHROMIUM = Path("/usr/bin/chromium-headless-shell")
 VERSIONS_FILE = TOOLS_DIR / "versions.json"
 
 
-def copy_npm_cache(dest: Path, source: Path = NPM_CACHE) -> Path:
+def copy_npm_cache(dest: Path, source: Path | None = None) -> Path:
     """A private, writable copy of the shared npm cache's content-addressed entries at `dest`
     (npm fails with ENOTCACHED on a read-only cache): only `NPM_CACHE_ENTRIES`, regular files
     only, so no other process using the shared cache (a rotated log, a temp file) can fail the
     copy. Content entries are written once under their hash and never rewritten; one removed
-    mid-copy (`npm cache clean`) is skipped, and `npm ci --offline` names what it then lacks."""
+    mid-copy (`npm cache clean`) is skipped, and `npm ci --offline` names what it then lacks.
+    `source`: the shared cache (`NPM_CACHE`, read when called)."""
+    source = NPM_CACHE if source is None else source
     dest.mkdir(parents=True)
     for entry in NPM_CACHE_ENTRIES:
         for folder, _dirs, files in os.walk(source / entry):

@@ -63,6 +63,7 @@ from records.evidence.scoring import (
 )
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_json, read_record
+from records.result_check import Judge, frozen_judge, result_problems
 from records.unit_ids import entrant_key, parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
@@ -74,7 +75,6 @@ from scoring.evidence import (
     round_units,
 )
 from scoring.receipts import receipt_problems, unrecognised_review_files
-from scoring.result_check import Judge, frozen_judge, result_problems
 from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from scoring.verification import score_verification

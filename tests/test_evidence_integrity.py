@@ -358,16 +358,22 @@ def receipted_sheets(rnd: Round) -> list[Path]:
 def test_a_receipted_sheet_that_disappears_makes_the_standing_provisional(
     rnd: Round, baseline: Leaderboard
 ) -> None:
-    """Injected: one receipted sheet deleted. Old boards stayed final with other totals and no
-    word of it (the receipts still listed the sheet)."""
-    sheet = receipted_sheets(rnd)[0]
-    sheet.unlink()
+    """Injected: a fourth reviewer's sheet (a copy of the first's) arrives and is receipted, the
+    board stays final; then it is deleted. Old boards stayed final with other totals and no word
+    of it (the receipts still listed the sheet)."""
+    fourth = rnd.paths.reviews_dir / "demo-d.csv"
+    shutil.copyfile(receipted_sheets(rnd)[0], fourth)
+    assert score_round(rnd).standing == "final"
+    fourth.unlink()
     board = score_round(rnd)
-    file = f"reviews/{sheet.name}"
     assert board.standing == "provisional" and board.advancing == []
-    assert f"receipted review sheet gone or changed ({file})" in board.standing_reason
+    assert "receipted review sheet gone or changed (reviews/demo-d.csv)" in board.standing_reason
     [gone] = board.review_sheets_missing
-    assert gone.file == file and "now gone: its reviews are not counted" in gone.problem
+    assert gone.file == "reviews/demo-d.csv"
+    assert "now gone: its reviews are not counted" in gone.problem
+    assert [(r.unit, r.total) for r in ranked(board)] == [
+        (r.unit, r.total) for r in ranked(baseline)
+    ]  # the totals are the three sheets' again, provisional until it is restored
 
 
 def test_sheet_discovery_is_case_insensitive(rnd: Round, baseline: Leaderboard) -> None:

@@ -1,4 +1,5 @@
-"""Is a result.json one the round's judge could have written for the round's task?
+"""Is a result.json one the round's judge could have written for the round's task? One rule for
+the leaderboard and the replacement command (an evaluator failure is replaceable).
 
     frozen_judge(paths) -> Judge          the task's checks and the evaluator digest the round froze
     result_problems(result, judge, manifest) -> [why]   empty: count it
@@ -11,9 +12,9 @@ failed" with the reason named: never a larger total.
 
 The task's checks are those the round's calibration ran (`calibration/result.json`: the
 untouched starter judged by the round's evaluator lists every check of the task, with its
-dimension and maximum; scoring reads records only, never the evaluator's code). A round without
-a calibration result is checked against the rubric alone: ids once each, maxima, and each
-dimension's maxima adding up to the rubric's.
+dimension and maximum: a record, so neither scoring nor the harness imports the evaluator). A
+round without a calibration result is checked against the rubric alone: ids once each, maxima,
+and each dimension's maxima adding up to the rubric's.
 """
 
 from __future__ import annotations

@@ -65,34 +65,23 @@ class RoundUnits:
 
 def round_units(paths: RoundPaths) -> RoundUnits:
     """The frozen order (order.json; none before it is drawn), then each replacement folder whose
-    replacement.json is readable, names that folder and replaces a unit of the round (a
-    replacement of a replacement counts); any other unit folder is listed apart with the file
-    that decided it."""
+    replacement.json is readable, names that folder and replaces a unit of the frozen order (the
+    harness never replaces a replacement); any other unit folder is listed apart, with why."""
     order = read_record(paths.order, OrderRecord).order if paths.order.exists() else []
-    found = list(order)
     replacements: dict[str, str] = {}
-    why: dict[str, str] = {}
-    candidates = [name for name in paths.unit_folders() if name not in order]
-    progress = True
-    while progress:  # a replacement of a replacement follows the one it replaces
-        progress = False
-        for name in candidates:
-            if name in found:
-                continue
-            reason = _not_a_replacement(paths, name, found)
-            if reason:
-                why[name] = reason
-                continue
-            found.append(name)
+    outside: dict[str, str] = {}
+    for name in (n for n in paths.unit_folders() if n not in order):
+        reason = _not_a_replacement(paths, name, order)
+        if reason:
+            outside[name] = reason
+        else:
             record = read_record(paths.unit(name).replacement, ReplacementRecord)
             replacements[name] = record.replaced_unit
-            why.pop(name, None)
-            progress = True
-    return RoundUnits(found, replacements, {n: why[n] for n in candidates if n not in found})
+    return RoundUnits([*order, *replacements], replacements, outside)
 
 
-def _not_a_replacement(paths: RoundPaths, name: str, units: list[str]) -> str:
-    """Why the folder `name` is no documented replacement of a unit in `units` ('' when it is)."""
+def _not_a_replacement(paths: RoundPaths, name: str, order: list[str]) -> str:
+    """Why the folder `name` is no documented replacement of a unit in `order` ('' when it is)."""
     record_path = paths.unit(name).replacement
     rel = record_path.relative_to(paths.root).as_posix()
     if not record_path.exists():
@@ -105,10 +94,10 @@ def _not_a_replacement(paths: RoundPaths, name: str, units: list[str]) -> str:
         )
     if record.replacement_unit != name:
         return f"not in the frozen order; {rel} names replacement unit {record.replacement_unit!r}"
-    if record.replaced_unit not in units:
+    if record.replaced_unit not in order:
         return (
-            f"not in the frozen order; {rel} replaces {record.replaced_unit!r}, which is not a "
-            "unit of the round"
+            f"not in the frozen order; {rel} replaces {record.replaced_unit!r}, which is not in "
+            "it either"
         )
     return ""
 

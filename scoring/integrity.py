@@ -48,9 +48,13 @@ class Integrity:
     result, `scoring/result_check.py`)."""
 
 
-def _manifest(path: Path, problems: list[tuple[Path, str]]) -> EvidenceManifest | None:
+def _manifest(
+    path: Path, expected: str, problems: list[tuple[Path, str]]
+) -> EvidenceManifest | None:
+    """The manifest at `path`; a problem when it is missing (`expected`: why it must be there)
+    or unreadable."""
     if not path.is_file():
-        problems.append((path, "missing: session.json lists it"))
+        problems.append((path, f"missing: {expected}"))
         return None
     try:
         return read_record(path, EvidenceManifest)
@@ -107,12 +111,14 @@ def check_evidence(
             named = evaluation_files(paths, result)[1:]
             problems += [(p, "missing") for p in named if not p.is_file()]
         return Integrity(_unique(problems), "files_present")
-    session_manifest = _manifest(paths.manifest, problems)
+    session_manifest = _manifest(paths.manifest, "session.json lists it", problems)
     if session_manifest is not None:
         problems += manifest_problems(paths.root, session_manifest)
     evaluation = None
     if result is not None:
-        evaluation = _manifest(paths.evaluation_files.manifest, problems)
+        evaluation = _manifest(
+            paths.evaluation_files.manifest, "the evaluation wrote result.json", problems
+        )
         if evaluation is not None:
             problems += manifest_problems(paths.evaluation, evaluation)
     return Integrity(_unique(problems), "manifest", evaluation)

@@ -398,8 +398,21 @@ def task_packets() -> dict[str, Any]:
 
 
 def review_sheets() -> list[str]:
-    sheets = ROUND.paths.reviews_dir.glob("*")
-    return sorted(str(p) for p in sheets if p.suffix in (".csv", ".json"))
+    """Every file of the reviews folder: the sheets (.csv, .json in any case) and any other
+    file, which the board names as not read."""
+    folder = ROUND.paths.reviews_dir
+    return files_below(folder) if folder.is_dir() else []
+
+
+def unit_evaluation_files() -> list[str]:
+    """Each scheduled unit's evaluation manifest, screenshots and video: the board checks them
+    (scoring/integrity.py), so one deleted or altered rescores the round."""
+    found: list[str] = []
+    for unit in (item.unit for item in scheduled_units()):
+        files = ROUND.paths.unit(unit).evaluation_files
+        found += [str(p) for p in (files.manifest, files.video) if p.is_file()]
+        found += files_below(files.screenshots) if files.screenshots.is_dir() else []
+    return found
 
 
 @create_after(executed="packets")
@@ -409,8 +422,18 @@ def task_score() -> dict[str, Any]:
         "actions": [(stage, [stages.score, ROUND])],
         "file_dep": [
             *unit_evidence_files(
-                "session", "events", "trace", "gateway", "progress", "result", "archive"
-            ),
+                "session",
+                "events",
+                "trace",
+                "gateway",
+                "progress",
+                "result",
+                "archive",
+                "diff",
+                "agent_stderr",
+                "manifest",
+            ),  # fmt: skip
+            *unit_evaluation_files(),
             *[str(ROUND.paths.preflight(e.key)) for e in ROUND.entrants()],
             str(ROUND.paths.codes),
             *review_sheets(),

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from records.tools import NPM_CACHE
+from records.tools import copy_npm_cache
 from sandbox import Limits, SandboxResult, SandboxSpec, private_dir, run_sandboxed
 from sandbox.profiles import untrusted_build
 
@@ -45,15 +45,16 @@ class Workspace:
 
 def copy_app(src: Path, workspace: Workspace, *, npm_cache: bool = True) -> None:
     """Copy the app (without node_modules, dist, .git); symlinks stay symlinks; and, unless
-    `npm_cache` is False (nothing will be installed), a private copy of the npm cache."""
+    `npm_cache` is False (nothing will be installed), a private copy of the npm cache's
+    content-addressed entries (`records.tools.copy_npm_cache`)."""
     shutil.copytree(
         src,
         workspace.app,
         symlinks=True,
         ignore=lambda folder, names: [n for n in names if n in IGNORED and Path(folder) == src],
     )
-    if npm_cache and NPM_CACHE.is_dir():
-        shutil.copytree(NPM_CACHE, workspace.cache, symlinks=True)
+    if npm_cache:  # its content-addressed entries only: never the _logs other npm runs rotate
+        copy_npm_cache(workspace.cache)
     else:
         workspace.cache.mkdir()
 

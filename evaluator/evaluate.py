@@ -163,7 +163,7 @@ def evaluate(
     files = EvaluationPaths(out_dir)
     for stale_dir in (files.screenshots, files.logs):
         shutil.rmtree(stale_dir, ignore_errors=True)
-    for stale in (files.video, files.trace, files.axe, files.result):
+    for stale in (files.video, files.trace, files.axe, files.result, files.manifest):
         stale.unlink(missing_ok=True)
     timings = Timings()
     workspace: Workspace = make_workspace()

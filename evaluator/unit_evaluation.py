@@ -11,7 +11,8 @@ from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.session import SessionRecord
 from records.io import move_to_history, read_record
-from records.layout import UnitPaths
+from records.layout import UnitPaths, evaluator_sha256
+from records.manifest import write_evaluation_manifest
 from records.round import Round
 
 UNIT_LANES = 1
@@ -59,7 +60,8 @@ def check_archive(paths: UnitPaths) -> None:
 
 def evaluate_unit(rnd: Round, unit: str) -> EvaluationResult:
     """Evaluate `units/<unit>/worktree.tar.gz` into `units/<unit>/evaluation/`, once the archive
-    is the one its session recorded; an earlier evaluation moves to `history/<utc-stamp>/`."""
+    is the one its session recorded; an earlier evaluation moves to `history/<utc-stamp>/`. The
+    evaluation's manifest (result, screenshots, video, the evaluator's digest) is written last."""
     paths = rnd.unit(unit)
     if not paths.archive.exists():
         raise NoWorktree(f"{paths.archive}: missing; the unit has no final tree to evaluate")
@@ -67,6 +69,9 @@ def evaluate_unit(rnd: Round, unit: str) -> EvaluationResult:
     kept = move_to_history([paths.evaluation], paths.history)  # a re-evaluation keeps the earlier
     if kept is not None:
         print(f"{unit}: the earlier evaluation is kept in {kept}")
+    judge = evaluator_sha256()  # the evaluator that judges, as the manifest records it
     with tempfile.TemporaryDirectory(prefix="siteos-unit-") as scratch:
         app = unpack_worktree(paths.archive, Path(scratch))
-        return evaluate(app, paths.evaluation, task=rnd.task, lanes=UNIT_LANES)
+        result = evaluate(app, paths.evaluation, task=rnd.task, lanes=UNIT_LANES)
+    write_evaluation_manifest(paths, result, judge)
+    return result

@@ -17,7 +17,9 @@ a provider's malformed stream is the provider's; our key, credits or request are
 A truncated stream (a 200 stream that ended without a finish_reason) ends the session as the
 provider's failure whatever the stop: the agent takes the cut turn as whole, so the work after
 it is no longer the model's own.
-A sandbox limit kill (`resource_limit`) is the model's own doing: scored, disclosed. An agent
+A sandbox limit kill (`resource_limit`) after a delivered answer is the model's own doing: scored,
+disclosed; with no request at all, or none answered, it goes by the same rows as every other stop
+(the model delivered nothing that could have reached the limit). An agent
 that logged its final step and did not exit (the runner ended it) completed: nobody's failure,
 disclosed, and scoring withholds the clean-exit point.
 
@@ -162,16 +164,16 @@ TABLE: tuple[Row, ...] = (
         else f"the gateway kept failing: {f.gateway.error_classes}"),
     Row("provider-stall", CEILINGS, "a provider stall", "provider (a stall ate the clock)",
         OUTAGE, lambda f: f.gateway.stalls > 0, _stall),
-    Row("no-healthy-completion", ANY_STOP - {"resource_limit"}, "provider errors, and no "
+    Row("no-healthy-completion", ANY_STOP, "provider errors, and no "
         "request answered", "provider (nothing was ever delivered)", OUTAGE,
         lambda f: bool(f.errors(PROVIDER_ERRORS)) and f.healthy <= 0,
         lambda f: f"upstream errors and no healthy completion: {f.gateway.error_classes}"),
-    Row("input-rejected", ANY_STOP - {"resource_limit"}, "context_length or moderation, and no "
+    Row("input-rejected", ANY_STOP, "context_length or moderation, and no "
         "request answered", "harness (only our prompt was in the conversation)", HARNESS,
         lambda f: bool(f.errors(INPUT_ERRORS)) and f.healthy <= 0,
         lambda f: f"the route rejected the task prompt itself before any answer: "
         f"{f.errors(INPUT_ERRORS)}"),
-    Row("no-model-request", ANY_STOP - {"resource_limit"}, "no chat request at all", "harness "
+    Row("no-model-request", ANY_STOP, "no chat request at all", "harness "
         "(the agent never reached the model)", HARNESS, lambda f: f.gateway.chat_requests == 0,
         lambda f: "the agent made no model request"),
     Row("ceiling", CEILINGS, "none, or survived provider or model errors", "model",

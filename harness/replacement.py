@@ -19,10 +19,12 @@ from harness.attribution import REPLACEABLE_CLASSES
 from harness.session.evidence import now_iso
 from records.archive import archive_altered
 from records.evidence.evaluation import EvaluationResult
+from records.evidence.manifest import EvidenceManifest
 from records.evidence.round import ReplacementRecord
 from records.evidence.session import FailureClass, SessionRecord
 from records.io import RecordError, read_record, write_record
-from records.layout import EVIDENCE_DIR, UnitPaths, round_paths
+from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths, round_paths
+from records.result_check import frozen_judge, result_problems
 from records.unit_ids import UnitId, unit_id
 
 ReplacedClass = FailureClass | Literal["evaluator"]
@@ -48,8 +50,9 @@ def evaluator_failure(paths: UnitPaths) -> str:
     """Why the evaluator (not the model) failed on this unit; '' when it did not.
 
     The leaderboard's `evaluation_failed` rule: no usable result.json (missing, or unreadable:
-    reported, never raised) or the result's own `evaluation_failures` (an evaluator error, a gate
-    probe's failure, a check not executed on a submission that installed and built).
+    reported, never raised), a result that is not the round's task's or judge's
+    (`records.result_check`), or the result's own `evaluation_failures` (an evaluator error, a
+    gate probe's failure, a check not executed on a submission that installed and built).
     """
     if not paths.result.exists():
         return "evaluation/result.json missing"
@@ -57,6 +60,13 @@ def evaluator_failure(paths: UnitPaths) -> str:
         result = read_record(paths.result, EvaluationResult)
     except RecordError as exc:
         return f"evaluation/result.json unreadable: {exc}"
+    manifest = paths.evaluation_files.manifest
+    judged = read_record(manifest, EvidenceManifest) if manifest.is_file() else None
+    wrong = result_problems(result, frozen_judge(RoundPaths(paths.root.parent.parent)), judged)
+    if wrong:
+        return "evaluation/result.json is not a result of the round's task and judge: " + (
+            "; ".join(wrong)
+        )
     return "; ".join(result.evaluation_failures)
 
 

@@ -40,7 +40,7 @@ from harness.session.evidence import (
 from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
-from harness.session.worktree import create_worktree, private_npm_cache
+from harness.session.worktree import create_worktree
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
@@ -55,7 +55,9 @@ from records.hashing import file_sha256
 from records.inputs import Candidate, RoundSettings
 from records.io import read_record, write_record
 from records.layout import UnitPaths
+from records.manifest import write_session_manifest
 from records.round import Round
+from records.tools import copy_npm_cache
 
 
 class UnitRefused(RuntimeError):
@@ -229,6 +231,7 @@ def _recover(run: _UnitRun, marker: RunningMarker, replacing: str | None) -> Ses
     worktree = Path(marker.worktree)
     save_worktree_evidence(run.paths, worktree, marker.base_commit)
     save_trace(run.paths, run.agent.read_trace(run.paths.events))
+    write_session_manifest(run.paths)
     record = _record(
         run, marker=marker, stop="crashed", exit_code=None,
         elapsed=elapsed, isolation=crash_isolation(marker),
@@ -330,7 +333,7 @@ def _execute(
     progress.update("worktree", force=True)
     home.mkdir(parents=True)
     try:
-        cache = private_npm_cache(home / ".npm")
+        cache = copy_npm_cache(home / ".npm")
         tree_hash, base = create_worktree(worktree, cache, task.starter)
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
         return _finish_without_session(
@@ -356,6 +359,7 @@ def _execute(
     progress.update("evidence", gw.steps, gw.cost_estimate_usd, force=True)
     save_worktree_evidence(paths, worktree, base)
     save_trace(paths, outcome.trace)
+    write_session_manifest(paths)  # before session.json, whose evidence_files then names it
     reconciliation = reconcile(
         metered=gw.cost_usd,
         before=usage_before,
@@ -379,6 +383,7 @@ def _finish_without_session(
     run: _UnitRun, marker: RunningMarker, why: str, replacing: str | None
 ) -> SessionRecord:
     """No session ran: a harness failure (`why`), or changed inputs (`why` empty, hash reasons)."""
+    write_session_manifest(run.paths)
     record = _record(
         run, marker=marker, stop="not_started", exit_code=None,
         elapsed=0.0, isolation=Isolation(level="unsandboxed", details=["no session started"]),

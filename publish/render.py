@@ -202,14 +202,13 @@ def environment() -> Environment:
     return env
 
 
-def _evidence_file(base: Path, rel: str, owner: Path) -> Path:
-    """A file a record lists, which must exist inside `base`."""
+def _evidence_file(base: Path, rel: str, owner: Path) -> Path | None:
+    """A file a record lists inside `base`; None when it is gone (the leaderboard names it:
+    evidence missing, and the unit's page shows what is left)."""
     path = (base / rel).resolve()
     if not path.is_relative_to(base.resolve()):
         raise RecordError(f"{owner}: listed path {rel!r} leaves {base}")
-    if not path.is_file():
-        raise RecordError(f"{owner}: lists {rel!r} but {path} does not exist")
-    return path
+    return path if path.is_file() else None
 
 
 def _viewport_width(viewport: str) -> int:
@@ -248,6 +247,8 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
     )
     for shot in ordered:
         source = _evidence_file(base, shot.path, owner)
+        if source is None:
+            continue
         width = _viewport_width(shot.viewport)
         item = Shot(
             thumb="../" + media.thumbnail(source),
@@ -275,8 +276,8 @@ def _shots(page: UnitPage, unit: UnitEvidence, media: MediaStore) -> None:
             if found is not None:
                 page.check_shots[check.id] = found
                 break
-    if result.video:
-        video = _evidence_file(base, result.video, owner)
+    video = _evidence_file(base, result.video, owner) if result.video else None
+    if video is not None:
         page.video, page.poster = "../" + media.video(video), "../" + media.poster(video)
 
 

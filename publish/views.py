@@ -110,6 +110,7 @@ class Row:
     superseded_by: str | None = None  # the documented replacement holding this unit's place
     replaces: str | None = None  # the unit this documented replacement stands for
     evidence_missing: list[str] = field(default_factory=list)
+    evidence_check: str | None = None  # leaderboard.json 7: "manifest" or "files_present"
     gates_failed: list[tuple[str, str]] = field(default_factory=list)  # (gate id, reason)
     billed_usd: float | None = None  # the key's usage over the session, beside cost_usd
     cost_gap_flagged: bool = False
@@ -237,6 +238,15 @@ def badges(row: Row) -> list[Badge]:
         out.append(Badge("invalid", "bad", "; ".join(row.reasons)))
     if row.evidence_missing:
         out.append(Badge("evidence missing", "bad", ", ".join(row.evidence_missing)))
+    elif row.evidence_check == "files_present":
+        out.append(
+            Badge(
+                "no evidence manifest",
+                "muted",
+                "recorded before evidence manifests: its files were checked to be present, not "
+                "against the SHA-256 each had when written",
+            )
+        )
     if row.status in APART_LABELS:
         out.append(Badge(APART_LABELS[row.status], "info", "not a model-quality failure"))
     if row.capped or row.status == "gate_failed":
@@ -374,6 +384,7 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             superseded_by=data.superseded_by,
             replaces=data.replacement_of,
             evidence_missing=list(data.evidence_missing),
+            evidence_check=data.evidence_check,
             gates_failed=[(g.id, g.reason) for g in data.gates_failed],
             billed_usd=data.billed_usd,
             cost_gap_flagged=data.cost_gap_flagged,

@@ -14,8 +14,10 @@ evidence/
     units/<unit>/                     one experimental unit (unit id: <model>-r<repetition>)
       session.json events.jsonl trace.json gateway.jsonl agent.stderr.log
       worktree.diff worktree.tar.gz PROGRESS.md [replacement.json] [marker-repair.json]
+      manifest.json                   the session's files with their SHA-256 (records.manifest)
       evaluation/                     evaluator output: result.json, screenshots/, video.webm,
-                                      page-text.json (the DOM text each screenshot shows), ...
+                                      page-text.json (the DOM text each screenshot shows), ...,
+                                      manifest.json (result, screenshots, video, the judge)
       history/<utc-stamp>/evaluation/ an earlier evaluation, kept when the unit is re-evaluated
     private/                          the operator's only: never in packets or on the site
       code-secret.json codes.json     the code secret (OS randomness) and the code -> unit map
@@ -133,6 +135,11 @@ class EvaluationPaths:
     def axe(self) -> Path:
         return self.root / "axe.json"
 
+    @property
+    def manifest(self) -> Path:
+        """The evaluation's files with their hashes (records.evidence.manifest)."""
+        return self.root / "manifest.json"
+
     def relative(self, path: Path) -> str:
         """`path` as result.json names it: relative to the output folder."""
         return path.relative_to(self.root).as_posix()
@@ -191,6 +198,17 @@ class UnitPaths(SessionPaths):
     def required_evidence(self) -> tuple[Path, ...]:
         """What a finished session must leave; a unit without any of them is invalid."""
         return (self.events, self.trace, self.gateway, self.diff, self.archive)
+
+    @property
+    def manifest(self) -> Path:
+        """The session's files with their hashes, written before session.json
+        (records.evidence.manifest)."""
+        return self.root / "manifest.json"
+
+    @property
+    def manifested(self) -> tuple[Path, ...]:
+        """The session's files its manifest lists, those present when the session ends."""
+        return (*self.required_evidence, self.progress, self.agent_stderr)
 
     @property
     def replacement(self) -> Path:

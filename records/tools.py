@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 from records.layout import TOOLS_DIR
@@ -18,12 +20,36 @@ CODEX_DIR = TOOLS_DIR / "codex"
 CODEX = CODEX_DIR / "node_modules" / ".bin" / "codex"
 AXE_JS = TOOLS_DIR / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 NPM_CACHE = TOOLS_DIR / "npm-cache"
+NPM_CACHE_ENTRIES = ("_cacache/content-v2", "_cacache/index-v5")
+"""The shared cache's content-addressed entries (cacache's content and index): all an offline
+`npm ci` reads. Its `_logs`, `_cacache/tmp` and anything else other npm processes write are not."""
 PLAYWRIGHT_BROWSERS = TOOLS_DIR / "ms-playwright"
 # Debian's build of Chromium's headless shell (the same Blink as Debian's `chromium`, without
 # the desktop browser's layers): the evaluator's judgements cost half the CPU of `chromium
 # --headless` with identical verdicts (scripts/bench_evaluator.py).
 CHROMIUM = Path("/usr/bin/chromium-headless-shell")
 VERSIONS_FILE = TOOLS_DIR / "versions.json"
+
+
+def copy_npm_cache(dest: Path, source: Path | None = None) -> Path:
+    """A private, writable copy of the shared npm cache's content-addressed entries at `dest`
+    (npm fails with ENOTCACHED on a read-only cache): only `NPM_CACHE_ENTRIES`, regular files
+    only, so no other process using the shared cache (a rotated log, a temp file) can fail the
+    copy. Content entries are written once under their hash and never rewritten; one removed
+    mid-copy (`npm cache clean`) is skipped, and `npm ci --offline` names what it then lacks.
+    `source`: the shared cache (`NPM_CACHE`, read when called)."""
+    source = NPM_CACHE if source is None else source
+    dest.mkdir(parents=True)
+    for entry in NPM_CACHE_ENTRIES:
+        for folder, _dirs, files in os.walk(source / entry):
+            target = dest / entry / Path(folder).relative_to(source / entry)
+            target.mkdir(parents=True, exist_ok=True)
+            for name in files:
+                path = Path(folder, name)
+                with contextlib.suppress(FileNotFoundError):
+                    if path.is_file() and not path.is_symlink():
+                        shutil.copyfile(path, target / name)
+    return dest
 
 
 def node_path_env(base: dict[str, str] | None = None) -> dict[str, str]:

@@ -1,5 +1,8 @@
 """`evidence/<round>/leaderboard.json`: every unit's status, score breakdown and advancement.
 
+Units: the frozen order's and the documented replacements (`scoring.evidence.round_units`);
+every other unit folder is listed in `units_outside_order`, never a row.
+
 Statuses, decided in this order:
 - `superseded`: a documented replacement holds this unit's place (run or pending); the row is
   kept with `superseded_by` and the status its own evidence gives (`own_status`), never scored,
@@ -7,14 +10,16 @@ Statuses, decided in this order:
 - `invalid` (evidence missing): the session record is missing or unreadable; listed with the
   file named (`evidence_missing`), never dropped;
 - `provider_outage`, `harness_failure`: session failure class; listed apart, never scored;
-- `invalid`: the session is invalid (reasons shown), or its events.jsonl or another required
-  file the session recorded at its end is missing now, or its worktree.tar.gz is not the archive
-  session.json recorded (altered; `records.archive`) (`evidence_missing` names the file); never
-  ranked, never replaceable;
-- `evaluation_failed`: no usable result.json (missing or unreadable), or the result's
-  `evaluation_failures` (an evaluator error, a gate probe's own failure, a check not executed on
-  a submission that installed and built); listed apart, never scored as a model failure. A
-  failed install or build is the model's own: `gate_failed`;
+- `invalid`: the session is invalid (reasons shown), or its evidence is not what its writers
+  wrote (`scoring.integrity`: a file its manifests list gone or hashing otherwise, a manifest
+  missing, trace.json unreadable, the worktree archive not the one session.json recorded; for
+  evidence before manifests, a required file gone or events.jsonl cut) (`evidence_missing`
+  names each file); never ranked, never replaceable;
+- `evaluation_failed`: no usable result.json (missing or unreadable), a result that is not the
+  task's or the frozen judge's (`scoring.result_check`), or the result's `evaluation_failures`
+  (an evaluator error, a gate probe's own failure, a check not executed on a submission that
+  installed and built); listed apart, never scored as a model failure. A failed install or
+  build is the model's own: `gate_failed`;
 - `gate_failed`: scored, total capped at 49, ineligible for ranking and advancement;
 - `ranked`: scored and gate-eligible.
 Ceiling stops (`step_ceiling`, `time_ceiling`, `budget_ceiling`) and sandbox-limit stops
@@ -23,7 +28,8 @@ failure class, is `harness.attribution`'s table, recorded in session.json). A sc
 provisional while any manual dimension lacks its required reviews.
 
 Standing: `final` only when every gate-eligible row is final, no documented replacement is
-pending and no unit's evaluation failed; until then no unit advances (`advanced` false,
+pending, no unit's evaluation failed and every receipted review sheet is still there
+(`scoring.receipts.receipt_problems`); until then no unit advances (`advanced` false,
 `advancing` empty) and the advancement the current totals would give is kept as `projected` /
 `advancing_projected`, with the reason.
 """
@@ -31,10 +37,11 @@ pending and no unit's evaluation failed; until then no unit advances (`advanced`
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import get_args
 
-from records.archive import archive_altered
 from records.evidence.round import RoundRecord
 from records.evidence.scoring import (
     Advancement,
@@ -47,17 +54,27 @@ from records.evidence.scoring import (
     LeaderboardRow,
     NotTestable,
     Review,
+    ReviewSheetProblem,
     ReviewState,
     Standing,
     Tie,
+    UnitOutsideOrder,
     UnitStatus,
 )
 from records.evidence.session import SessionRecord
 from records.io import RecordError, read_json, read_record
+from records.result_check import Judge, frozen_judge, result_problems
 from records.unit_ids import entrant_key, parse_unit
 from scoring.advancement import TIE_RULE, Entry, rank
 from scoring.efficiency import minutes, score_efficiency
-from scoring.evidence import RoundContext, UnitEvidence, load_units, pending_replacements
+from scoring.evidence import (
+    RoundContext,
+    UnitEvidence,
+    load_units,
+    pending_replacements,
+    round_units,
+)
+from scoring.receipts import receipt_problems, unrecognised_review_files
 from scoring.reviews import aggregate
 from scoring.totals import GATE_CAP, automated_dimensions, manual_dimension, total
 from scoring.verification import score_verification
@@ -73,15 +90,18 @@ class Verdict:
     missing: list[str] = field(default_factory=list)
 
 
-def _missing_evidence(ctx: RoundContext, unit: UnitEvidence, s: SessionRecord) -> list[str]:
-    """events.jsonl, and each required file the session recorded at its end, missing now."""
-    recorded = set(s.evidence_files)
-    required = [unit.paths.events]
-    required += [p for p in unit.paths.required_evidence if p.name in recorded]
-    return [ctx.rel(p) for p in dict.fromkeys(required) if not p.exists()]
+def _evidence_reason(ctx: RoundContext, path: Path, why: str) -> str:
+    """One problem of `scoring.integrity` as a status reason naming the file."""
+    rel = ctx.rel(path)
+    kind, _, detail = why.partition(": ")
+    if kind == "altered":
+        return f"required evidence altered: {rel}: {detail}"
+    if kind == "missing":
+        return f"required evidence missing: {rel}" + (f" ({detail})" if detail else "")
+    return f"required evidence missing: {rel} ({why})"
 
 
-def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
+def _status(ctx: RoundContext, unit: UnitEvidence, judge: Judge) -> Verdict:
     """The unit's status from its own evidence (superseding is decided by the caller)."""
     s = unit.session
     if s is None:
@@ -94,16 +114,18 @@ def _status(ctx: RoundContext, unit: UnitEvidence) -> Verdict:
         return Verdict("harness_failure", [s.failure_detail or "harness failure"])
     if s.validity != "valid":
         return Verdict("invalid", list(s.invalid_reasons) or ["session marked invalid"])
-    missing = _missing_evidence(ctx, unit, s)
-    if missing:
-        return Verdict("invalid", [f"required evidence missing: {', '.join(missing)}"], [], missing)
-    altered = archive_altered(unit.paths, s)
-    if altered:
-        archive = ctx.rel(unit.paths.archive)
-        reason = f"required evidence altered: {archive}: {altered}"
-        return Verdict("invalid", [reason], [], [archive])
+    problems = unit.integrity.problems if unit.integrity is not None else []
+    if problems:
+        reasons = [_evidence_reason(ctx, path, why) for path, why in problems]
+        return Verdict("invalid", reasons, [], [ctx.rel(path) for path, _ in problems])
     if unit.result is None:
         return Verdict("evaluation_failed", [unit.result_error or "no evaluation result"])
+    manifest = unit.integrity.manifest if unit.integrity is not None else None
+    wrong = result_problems(unit.result, judge, manifest)
+    if wrong:
+        source = ctx.rel(unit.paths.result)
+        return Verdict("evaluation_failed", [f"{source}: not a result of the round's task and "
+                                             f"judge: {'; '.join(wrong)}"])  # fmt: skip
     failures = unit.result.evaluation_failures
     if failures:
         return Verdict("evaluation_failed", failures, unit.result.checks_not_executed)
@@ -117,11 +139,12 @@ def provisional_statuses(ctx: RoundContext) -> dict[str, tuple[UnitStatus, list[
     """Each unit's status and reasons as the leaderboard will give them, for a board shown
     before scoring has run (the site reads these; it never derives a status itself)."""
     found: dict[str, tuple[UnitStatus, list[str]]] = {}
+    judge = frozen_judge(ctx.paths)
     for unit in load_units(ctx.paths):
         if unit.superseded_by:
             found[unit.unit] = ("superseded", [f"replaced by {unit.superseded_by}"])
         else:
-            verdict = _status(ctx, unit)
+            verdict = _status(ctx, unit, judge)
             found[unit.unit] = (verdict.status, verdict.reasons)
     return found
 
@@ -171,9 +194,9 @@ def _supersede(ctx: RoundContext, row: LeaderboardRow, by: str) -> LeaderboardRo
 
 
 def _row(
-    ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review]
+    ctx: RoundContext, unit: UnitEvidence, code: str | None, reviews: list[Review], judge: Judge
 ) -> tuple[LeaderboardRow, Entry | None]:
-    verdict = _status(ctx, unit)
+    verdict = _status(ctx, unit, judge)
     s = unit.session
     if s is None:
         row = _unrecorded_row(ctx, unit, verdict)
@@ -209,6 +232,7 @@ def _row(
         failure_class=s.failure_class,
         failure_detail=s.failure_detail,
         identity_verdict=s.identity.verdict,
+        evidence_check=unit.integrity.checked if unit.integrity is not None else None,
         advancement=Advancement(advanced=False, reason=f"not ranked: {status}"),
         explanations=[
             Explanation(
@@ -325,7 +349,11 @@ def not_testable(ctx: RoundContext, tested: set[str]) -> list[NotTestable]:
     return rows
 
 
-def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, str, list[str]]:
+def standing(
+    ctx: RoundContext,
+    rows: list[LeaderboardRow],
+    sheets_missing: Sequence[ReviewSheetProblem] = (),
+) -> tuple[Standing, str, list[str]]:
     """(standing, reason, provisional eligible codes): final only when nothing can still move."""
     eligible = [r for r in rows if r.eligible]
     waiting = [r.candidate_code or r.unit for r in eligible if r.provisional]
@@ -346,6 +374,15 @@ def standing(ctx: RoundContext, rows: list[LeaderboardRow]) -> tuple[Standing, s
         reasons.append(
             f"evaluation failed for {len(failed)} unit{'s' if len(failed) != 1 else ''} "
             f"({', '.join(failed)}): re-evaluate or replace"
+        )
+    if sheets_missing:
+        reasons.append(
+            "receipted review sheet"
+            + ("s" if len(sheets_missing) != 1 else "")
+            + " gone or changed ("
+            + ", ".join(p.file for p in sheets_missing)
+            + "): restore "
+            + ("them" if len(sheets_missing) != 1 else "it")
         )
     if reasons:
         return "provisional", "; ".join(reasons), waiting
@@ -373,15 +410,17 @@ def build_leaderboard(
     """Score every unit, rank the eligible ones and decide advancement."""
     rows: list[LeaderboardRow] = []
     entries: list[Entry] = []
+    judge = frozen_judge(ctx.paths)
     for unit in units:
         code = next((e.code for e in codes.codes if e.unit == unit.unit), None)
-        row, entry = _row(ctx, unit, code, reviews)
+        row, entry = _row(ctx, unit, code, reviews, judge)
         rows.append(row)
         if entry is not None:
             entries.append(entry)
     placements, fifth = rank(entries)
     by_unit = {r.unit: r for r in rows}
-    state, state_reason, waiting = standing(ctx, rows)
+    sheets_missing = receipt_problems(ctx.paths)
+    state, state_reason, waiting = standing(ctx, rows, sheets_missing)
     final = state == "final"
     for key, placement in placements.items():
         row = by_unit[key]
@@ -432,7 +471,22 @@ def build_leaderboard(
         ],
         units=rows,
         not_testable=not_testable(ctx, {entrant_key(r.model_key, r.agent) for r in rows}),
+        units_outside_order=outside_order(ctx),
+        review_sheets_missing=list(sheets_missing),
+        review_files_unrecognised=unrecognised_review_files(ctx.paths),
     )
+
+
+def outside_order(ctx: RoundContext) -> list[UnitOutsideOrder]:
+    """Every unit folder that is neither in the frozen order nor a documented replacement."""
+    return [
+        UnitOutsideOrder(
+            unit=name,
+            source=ctx.rel(ctx.paths.unit(name).root) + "/",
+            reason=reason,
+        )
+        for name, reason in round_units(ctx.paths).not_in_order.items()
+    ]
 
 
 def _billed(s: SessionRecord, source: str) -> list[Explanation]:

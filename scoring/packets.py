@@ -48,7 +48,14 @@ from scoring.anonymise import (
 )
 from scoring.blinding import media_sha256
 from scoring.codes import assign_codes
-from scoring.evidence import RoundContext, UnitEvidence, load_context, load_unit, unit_ids
+from scoring.evidence import (
+    RoundContext,
+    UnitEvidence,
+    load_context,
+    load_unit,
+    superseding,
+    unit_ids,
+)
 from scoring.page_scan import load_page_text, page_hits
 from scoring.review_page import PageShot, render_page, viewport_width
 from scoring.reviews import SHEET_HEADER
@@ -233,7 +240,8 @@ def _flag_summary(entry: PacketReportEntry) -> str:
 def build_round_packets(ctx: RoundContext) -> list[Path]:
     """Draw codes for new reviewable units, (re)build every packet, the index, the sheet and the
     private report; fails only on a harness leak."""
-    every = [load_unit(ctx.paths, u) for u in unit_ids(ctx.paths)]
+    replaced = superseding(ctx.paths)
+    every = [load_unit(ctx.paths, u, replaced.get(u)) for u in unit_ids(ctx.paths)]
     units = [u for u in every if u.reviewable]
     codes: CodesRecord = assign_codes(ctx.paths, [u.unit for u in units])
     identities = packet_identities(ctx, every)

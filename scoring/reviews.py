@@ -1,8 +1,10 @@
 """Review ingest and aggregation of the two manual dimensions.
 
 Sheets: one per reviewer in `evidence/<round>/reviews/`, `<reviewer>.csv` (header exactly
-`code,visual,code_quality,notes`) or `<reviewer>.json` (a list of objects with exactly those keys).
-The reviewer id is the file name without its suffix. Scores are plain numbers (`15`, `15.5`);
+`code,visual,code_quality,notes`) or `<reviewer>.json` (a list of objects with exactly those keys);
+the suffix in any case (`alice.CSV`). The reviewer id is the file name without its suffix. Any
+other file there is no sheet: it is not read, and the leaderboard names it
+(`review_files_unrecognised`), never ignoring it silently. Scores are plain numbers (`15`, `15.5`);
 `visual` 0-20, `code_quality` 0-10; an empty cell (JSON null) means "not reviewed in that
 dimension"; a row with both empty is skipped. Every code must be a known candidate code, at most
 once per sheet.
@@ -231,7 +233,7 @@ def read_sheet(path: Path, known_codes: set[str], errors: list[str]) -> list[Rev
     text = decode_sheet(path, path.read_bytes(), errors)
     if text is None:
         return []
-    if path.suffix == ".json":
+    if path.suffix.lower() == ".json":
         label, raw_rows = "item", _json_rows(path, text, errors)
     else:
         label, raw_rows = "row", _csv_rows(path, text, known_codes, errors)
@@ -248,7 +250,7 @@ def read_sheet(path: Path, known_codes: set[str], errors: list[str]) -> list[Rev
             errors.append(f"{where}: field code: {code} already scored in {label} {seen[code]}")
             continue
         seen[code] = number
-        text_ok = path.suffix == ".csv"
+        text_ok = path.suffix.lower() == ".csv"
         visual = _number(row.get("visual"), "visual", where, errors, text_ok)
         quality = _number(row.get("code_quality"), "code_quality", where, errors, text_ok)
         notes = row.get("notes")
@@ -272,19 +274,33 @@ def read_sheet(path: Path, known_codes: set[str], errors: list[str]) -> list[Rev
     return reviews
 
 
+SHEET_SUFFIXES = (".csv", ".json")
+
+
+def sheet_files(reviews_dir: Path) -> tuple[list[Path], list[Path]]:
+    """(the sheets of the reviews folder, every other entry but hidden ones), sorted. A sheet is a
+    file whose suffix is .csv or .json in any case (`alice.CSV` is alice's sheet)."""
+    if not reviews_dir.is_dir():
+        return [], []
+    sheets: list[Path] = []
+    other: list[Path] = []
+    for path in sorted(reviews_dir.iterdir()):
+        if path.name.startswith("."):
+            continue
+        is_sheet = path.is_file() and path.suffix.lower() in SHEET_SUFFIXES
+        (sheets if is_sheet else other).append(path)
+    return sheets, other
+
+
 def read_sheets(
     reviews_dir: Path, known_codes: Iterable[str]
 ) -> tuple[dict[Path, list[Review]], list[str]]:
     """(every sheet that validated -> its reviews, every problem of the others)."""
-    if not reviews_dir.is_dir():
-        return {}, []
     codes = set(known_codes)
     errors: list[str] = []
     valid: dict[Path, list[Review]] = {}
     owners: dict[str, Path] = {}
-    for path in sorted(reviews_dir.iterdir()):
-        if path.name.startswith(".") or path.suffix not in (".csv", ".json") or not path.is_file():
-            continue
+    for path in sheet_files(reviews_dir)[0]:
         if path.stem in owners:
             errors.append(
                 f"{path}: reviewer {path.stem!r} already has a sheet ({owners[path.stem].name})"

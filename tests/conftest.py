@@ -52,6 +52,7 @@ READS_THE_DEMO_BUILD = (  # the longest first: they start as soon as the build e
     "test_site_browser.py",
     "test_pipeline.py",
     "test_pipeline_crash.py",
+    "test_evidence_integrity.py",
     "test_evaluator_controls.py",
     "test_evaluator_calibration.py",
     "test_site_render.py",

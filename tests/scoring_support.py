@@ -11,9 +11,10 @@ from harness.agents.opencode import OpenCodeAgent
 from harness.session.evidence import save_trace
 from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
+from records.evidence.round import OrderRecord
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, load_cohort
-from records.io import write_record
+from records.io import read_record, write_record
 from records.layout import BENCHMARK_DIR, round_paths
 from scoring.evidence import RoundContext
 
@@ -193,6 +194,27 @@ def make_round(tmp_path: Path, cohort: Cohort | None = None, seed: int = 7) -> R
     )
 
 
+def in_order(ctx: RoundContext, unit: str) -> None:
+    """Add `unit` to the round's order.json (written when the first unit is)."""
+    order = (
+        read_record(ctx.paths.order, OrderRecord)
+        if ctx.paths.order.exists()
+        else OrderRecord(
+            round_id=ctx.round_id,
+            seed=ctx.seed,
+            drawn_at="2026-11-30T00:00:00Z",
+            qualified=[],
+            not_testable=[],
+            order=[],
+        )  # fmt: skip
+    )
+    if unit not in order.order:
+        key = unit.rsplit("-r", 1)[0]
+        qualified = order.qualified + ([key] if key not in order.qualified else [])
+        order = order.model_copy(update={"order": [*order.order, unit], "qualified": qualified})
+        write_record(ctx.paths.order, order)
+
+
 def make_unit(
     ctx: RoundContext,
     model_key: str,
@@ -202,9 +224,13 @@ def make_unit(
     progress: str | None = TRUTHFUL_PROGRESS,
     diff: str = "diff --git a/src/App.tsx b/src/App.tsx\n+// hello\n",
 ) -> str:
-    """Write one unit's evidence; returns the unit id."""
+    """Write one unit's evidence; returns the unit id. A unit that replaces none joins the
+    round's frozen order (order.json, in the order made), as the order stage would have drawn it:
+    scoring counts only the order's units and their documented replacements."""
     record = record or session(model_key, unit=f"{model_key}-r1")
     paths = ctx.paths.unit(record.unit)
+    if record.replacement_of is None:
+        in_order(ctx, record.unit)
     write_record(paths.session, record)
     write_events(
         paths.events,

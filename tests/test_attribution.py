@@ -85,10 +85,15 @@ EXAMPLES: dict[str, list[UnitFacts]] = {
                       facts("provider_outage", gw(errors={"provider_stall": 1}, stalls=1))],
     "provider-stall": [facts("time_ceiling", gw(errors={"provider_stall": 1}, stalls=1))],
     "no-healthy-completion": [facts(gateway=gw(3, {"upstream_5xx": 3})),
-                              facts("time_ceiling", gw(2, {"connection": 2}))],
+                              facts("time_ceiling", gw(2, {"connection": 2})),
+                              facts("resource_limit", gw(2, {"upstream_5xx": 2}), exit_code=-9,
+                                    limit_message="nproc: stopped")],
     "input-rejected": [facts(gateway=gw(1, {"moderation": 1}), exit_code=1),
-                       facts("time_ceiling", gw(2, {"context_length": 2}))],
-    "no-model-request": [facts(gateway=GatewaySummary())],
+                       facts("time_ceiling", gw(2, {"context_length": 2})),
+                       facts("resource_limit", gw(1, {"context_length": 1}), exit_code=-9)],
+    "no-model-request": [facts(gateway=GatewaySummary()),
+                         facts("resource_limit", GatewaySummary(), exit_code=-9,
+                               limit_message="memory: stopped")],
     "ceiling": [facts("step_ceiling", gw(41, {"rate_limit": 1}), exit_code=-15),
                 facts("time_ceiling", gw(errors={"midstream_error": 1, "upstream_5xx": 2})),
                 facts("budget_ceiling", gw(errors={"connection": 1})),
@@ -279,6 +284,42 @@ def test_model_caused_errors_through_the_proxy_are_scored_model_failures(
     verdict = assess(facts(gateway=summary, exit_code=1))
     assert (verdict.validity, verdict.failure_class, verdict.attribution) == (
         "valid", "model", "model-error")  # fmt: skip
+
+
+@pytest.fixture()
+def outage_sim() -> Iterator[Simulator]:
+    """A route whose every answer is a 503 (OpenRouter's provider-unavailable error)."""
+    down = {"error": {"kind": "http", "status": 503, "message": "Provider returned error"}}
+    with (
+        loopback_only(),
+        Simulator([script("lab/down-1", [down, down, down])], api_key=KEY) as s,
+    ):
+        yield s
+
+
+def test_a_sandbox_limit_with_no_answer_delivered_is_never_the_models(
+    outage_sim: Simulator, tmp_path: Path
+) -> None:
+    """Issue 49 (4): a `resource_limit` stop whose every request was a 503 (recorded by the real
+    proxy from the simulator), or that made no request at all (an empty gateway log), goes by
+    the rows every other stop goes by: the provider's or the harness's, replaceable, unscored."""
+    log = tmp_path / "unit" / "gateway.jsonl"
+    proxy = RecordingProxy(upstream=outage_sim.base_url, api_key=KEY, log_path=log,
+                           policy=GatewayPolicy(), step_ceiling=40)  # fmt: skip
+    with proxy:
+        for _ in range(2):  # the agent asks twice, then the sandbox stops it
+            _, error = drive(proxy.base_url, "lab/down-1", "go", max_requests=1)
+            assert isinstance(error, openai.APIError)
+    summary = summarize(log)
+    assert summary.chat_requests == 2 and set(summary.error_classes) == {"upstream_5xx"}
+    limit = "nproc: the agent exceeded the process limit"
+    outage = assess(facts("resource_limit", summary, exit_code=-9, limit_message=limit))
+    assert (outage.validity, outage.failure_class, outage.attribution) == (
+        "invalid", "provider_outage", "no-healthy-completion")  # fmt: skip
+    log.write_text("")
+    silent = assess(facts("resource_limit", summarize(log), exit_code=-9, limit_message=limit))
+    assert (silent.validity, silent.failure_class, silent.attribution) == (
+        "invalid", "harness", "no-model-request")  # fmt: skip
 
 
 def test_the_runner_names_a_sandbox_limit_its_own_stop_status() -> None:

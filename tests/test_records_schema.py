@@ -56,6 +56,7 @@ ROOTS = {
     "trace.json": "records.evidence.agent:AgentTrace",
     "catalogue.json": "records.evidence.catalogue:CatalogueReport",
     "controls.json": "records.evidence.controls:ControlsRecord",
+    "manifest.json": "records.evidence.manifest:EvidenceManifest",
 }
 
 

@@ -230,9 +230,11 @@ def test_advancement_is_final_only_when_every_eligible_unit_is(tmp_path: Path) -
     assert all(r.advancement.advanced for r in board.units if r.eligible)
 
     # a documented replacement that has not run yet could still change the ranking
-    pending = ctx.paths.unit("provider-outage-r1-x1").root
-    pending.mkdir(parents=True)
-    (pending / "replacement.json").write_text("{}")
+    from harness.replacement import create_replacement
+
+    outage = session("provider-outage", failure_class="provider_outage", validity="invalid")
+    create_replacement("test", make_unit(ctx, "provider-outage", outage), "HTTP 503",
+                       evidence_dir=ctx.paths.root.parent)  # fmt: skip
     board = score_context(ctx)
     assert (board.standing, board.advancing) == ("provisional", [])
     assert board.standing_reason == "1 documented replacement unit not run yet"
@@ -449,8 +451,16 @@ def test_older_leaderboards_still_load(tmp_path: Path) -> None:
     ctx = make_round(tmp_path)
     make_unit(ctx, "strong-builder", evaluation=result())
     data = json.loads(score_context(ctx).model_dump_json())
-    assert data["schema_version"] == 6 and data["round_kind"] == "demo"
+    assert data["schema_version"] == 7 and data["round_kind"] == "demo"
     assert data["units"][0]["agent"] == ""  # a round of one agent names none
+    assert data["units"][0]["evidence_check"] == "files_present"  # written without manifests
+    schema_6 = {k: v for k, v in data.items() if not k.startswith(("units_outside", "review_"))}
+    schema_6 = {**schema_6, "schema_version": 6}
+    for row in schema_6["units"]:
+        del row["evidence_check"]
+    older_6 = Leaderboard.model_validate(schema_6)
+    assert (older_6.units_outside_order, older_6.review_sheets_missing) == ([], [])
+    assert older_6.units[0].evidence_check is None  # not checked then, not guessed
     schema_5 = {**data, "schema_version": 5}
     for row in schema_5["units"]:
         del row["agent"]

@@ -30,6 +30,7 @@ from records.io import RecordError, read_record
 from records.layout import REPO_ROOT, controls_json, round_paths
 from records.round import Round
 from records.rubric import MAX_AUTOMATED
+from scoring import score_round
 
 pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.browser]
 SITE_LIMIT = 25 * 1024 * 1024
@@ -426,13 +427,28 @@ def test_a_unit_with_an_unreadable_file_stays_on_the_site(
     assert (docs / "units" / f"{unit}.md").is_file()
 
 
-def test_listed_but_missing_media_is_an_error(evidence: tuple[str, Path], tmp_path: Path) -> None:
+def test_listed_but_missing_media_is_left_out_and_the_board_names_it(
+    evidence: tuple[str, Path], tmp_path: Path
+) -> None:
+    """Screenshots result.json lists, deleted: the round is scored again and the site renders
+    (one unit's lost files never stop the board); the unit is listed as evidence missing with
+    the files named (tests/test_evidence_integrity.py), its page built from what is left."""
     round_id, source = evidence
     folder = copy_evidence(source, tmp_path / "evidence")
     unit = evaluated(round_paths(round_id, folder).units_dir)[0]
     shutil.rmtree(unit / "evaluation" / "screenshots")
-    with pytest.raises(RecordError, match="does not exist"):
-        render_site(Round.load(round_id, folder), tmp_path / "build")
+    rnd = Round.load(round_id, folder)
+    board = score_round(rnd)
+    row = next(r for r in board.units if r.unit == unit.name)
+    assert row.status == "invalid" and row.evidence_missing
+    assert all(
+        f.startswith(f"units/{unit.name}/evaluation/screenshots/") for f in row.evidence_missing
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(load_round_evidence(rnd), docs)
+    page = (docs / "units" / f"{unit.name}.md").read_text()
+    assert "evidence missing" in page and "screenshots/" in page
 
 
 def test_methodology_names_computing_files() -> None:

@@ -21,7 +21,7 @@ import tarfile
 from pathlib import Path
 
 from records.hashing import TREE_EXCLUDED_DIRS, tree_sha256
-from records.tools import NODE_BIN_DIR, NPM_CACHE
+from records.tools import NODE_BIN_DIR
 
 EXCLUDED = ("node_modules", "dist", ".git")
 GIT_IDENTITY = {
@@ -85,15 +85,6 @@ def git_init(root: Path) -> str:
     _git(root, "commit", "-q", "--allow-empty", "-m", "starter")
     shutil.copytree(root / ".git", base_git_dir(root), symlinks=True)
     return _git(root, "rev-parse", "HEAD").stdout.decode().strip()
-
-
-def private_npm_cache(dest: Path, source: Path = NPM_CACHE) -> Path:
-    """A writable copy of the warm cache (npm fails with ENOTCACHED on a read-only one)."""
-    if source.is_dir():
-        shutil.copytree(source, dest, symlinks=True)
-    else:
-        dest.mkdir(parents=True)
-    return dest
 
 
 def install_dependencies(root: Path, npm_cache: Path, timeout: float = 300) -> None:

@@ -48,6 +48,10 @@ class ReviewReceipts(Root):
         batches = [r.batch for r in self.sheets] + [r.batch for r in self.reviews]
         return max(batches, default=0)
 
+    def latest_sheets(self) -> dict[str, SheetReceipt]:
+        """Each reviewer's last receipted sheet content."""
+        return {receipt.reviewer: receipt for receipt in self.sheets}
+
     def batch_of(self, reviewer: str, code: str, dimension: Dimension) -> int | None:
         for receipt in self.reviews:
             if (receipt.reviewer, receipt.code, receipt.dimension) == (reviewer, code, dimension):

@@ -185,8 +185,14 @@ class LeaderboardRow(Record):
     status_reasons: list[str] = Field(default_factory=list)
     evidence_missing: list[str] = Field(
         default_factory=list,
-        description="required evidence files missing or unreadable (status invalid), relative to "
-        "the round folder",
+        description="required evidence files missing, unreadable or altered (status invalid), "
+        "relative to the round folder",
+    )
+    evidence_check: Literal["manifest", "files_present"] | None = Field(
+        default=None,
+        description="schema 7: how the unit's evidence was verified: by its manifests (each "
+        "file's SHA-256 as written), or, evidence written before manifests, by the files present "
+        "(flagged); None: no readable session record, or files before schema 7",
     )
     breakdown: Breakdown | None = None
     automated_score: float | None = None
@@ -232,6 +238,22 @@ class NotTestable(Record):
     source: str
     probes_passed: int | None = Field(default=None, description="e.g. 2 of probes_required")
     probes_required: int | None = None
+
+
+class UnitOutsideOrder(Record):
+    """A unit folder that is neither in the frozen order nor a documented replacement: reported,
+    never scored, ranked, packeted or advanced."""
+
+    unit: str = Field(description="the folder's name")
+    source: str = Field(description="the folder, relative to the round folder: 'units/<unit>/'")
+    reason: str
+
+
+class ReviewSheetProblem(Record):
+    """A file of the reviews folder that scoring did not count."""
+
+    file: str = Field(description="relative to the round folder, e.g. 'reviews/alice.csv'")
+    problem: str
 
 
 class Tie(Record):
@@ -288,9 +310,15 @@ class Leaderboard(Root):
     unknown (None). Schema 5: the versions name the task by id, version and title (None before,
     and for a round frozen before round.json named it). Schema 6: in an intervention round each
     row and each route not testable names its agent (`agent`, empty before and otherwise).
+    Schema 7: scoring trusts only what the frozen round allows. `units_outside_order` lists each
+    unit folder that is neither in order.json nor a documented replacement (never a row);
+    `review_sheets_missing` each sheet review-receipts.json lists that is gone or changed
+    (the standing is provisional while any is) and `review_files_unrecognised` each file of
+    `reviews/` that is no sheet; a row's `evidence_check` says how its evidence was verified.
+    Schema 1 to 6 files load with these empty (None).
     """
 
-    schema_version: int = 6
+    schema_version: int = 7
     round_id: str
     round_kind: RoundKind | None = Field(
         default=None, description="demo, rehearsal or real; None in files before schema 4"
@@ -317,6 +345,20 @@ class Leaderboard(Root):
     not_testable: list[NotTestable] = Field(default_factory=list)
     code_map: CodeMap | None = Field(
         default=None, description="sealed or revealed code map (absent in files before it)"
+    )
+    units_outside_order: list[UnitOutsideOrder] = Field(
+        default_factory=list,
+        description="schema 7: unit folders not in the frozen order and no documented "
+        "replacement: reported, never scored or ranked",
+    )
+    review_sheets_missing: list[ReviewSheetProblem] = Field(
+        default_factory=list,
+        description="schema 7: receipted sheets gone or no longer hashing as receipted (the "
+        "standing is provisional while any is listed)",
+    )
+    review_files_unrecognised: list[ReviewSheetProblem] = Field(
+        default_factory=list,
+        description="schema 7: files in reviews/ that are no sheet (not .csv or .json): not read",
     )
 
 

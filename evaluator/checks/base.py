@@ -24,11 +24,11 @@ from playwright.sync_api import Error as PlaywrightError
 from evaluator.browser import (
     READER_TEXT_JS,
     SETTLE_TIMEOUT_MS,
-    VIEWPORTS,
     RequestLog,
     reader_text,
     run_axe,
     settle,
+    viewport_size,
 )
 from evaluator.checks._waits import LOOKUP_MS
 from evaluator.data import VenueData
@@ -122,12 +122,12 @@ class CheckContext:
     # -- navigation ---------------------------------------------------------------------------
     @property
     def viewport(self) -> str:
-        size = VIEWPORTS[self.width]
+        size = viewport_size(self.width)
         return f"{size['width']}x{size['height']}"
 
     def set_width(self, width: int) -> None:
         self.width = width
-        self.page.set_viewport_size(VIEWPORTS[width])
+        self.page.set_viewport_size(viewport_size(width))
 
     def url(self, path: str) -> str:
         return self.base_url + path
@@ -136,7 +136,7 @@ class CheckContext:
         if width is not None and width != self.width:
             self.set_width(width)
         elif width is None:
-            self.page.set_viewport_size(VIEWPORTS[self.width])
+            self.page.set_viewport_size(viewport_size(self.width))
         self.page.goto(self.url(path), wait_until="load", timeout=15_000)
         # Client-rendered pages may render after load (e.g. after fetching data): every page
         # has an h1, so wait briefly for one before judging anything.

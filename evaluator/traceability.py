@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from evaluator.check_set import CheckSet, task_checks
@@ -162,6 +163,10 @@ def table(task: Task) -> str:
     return "\n".join(rows)
 
 
+def _codes(points: Sequence[str]) -> str:
+    return ", ".join(f"`{p}`" for p in points)
+
+
 def range_table(task: Task) -> str:
     """Every range a clause quantifies over, its edges and the points its checks test there."""
     checks = task_checks(task)
@@ -178,13 +183,11 @@ def range_table(task: Task) -> str:
         found = tested_points(checks, clause.id, span.over)
         tested = {p for _, t in found for p in t.points}
         untested = [e for e in span.edges if e not in tested]
-        edges = ", ".join(span.edges) + (
-            f" (**untested: {', '.join(untested)}**)" if untested else ""
-        )
+        edges = _codes(span.edges) + (f" (**untested: {_codes(untested)}**)" if untested else "")
         rows.append(
             f"| `{clause.id}` | {_cell(span.over)} | {_cell(edges)} | "
             f"{', '.join(f'`{c}`' for c, _ in found) or '—'} | "
-            f"{_cell('; '.join(', '.join(t.points) for _, t in found))} | "
+            f"{_cell('; '.join(_codes(t.points) for _, t in found))} | "
             f"{_cell(' '.join(t.why for _, t in found if t.why))} |"
         )
     return "\n".join(rows)

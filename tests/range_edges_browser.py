@@ -10,6 +10,9 @@ The defects are the ones a single sample point missed:
 - url-state, "stale": the Area select is written from the URL on the first render only, so Back
   and Forward leave it showing the area of another history entry beside the right results;
 - enquiry-form, "zero": 0 guests passes validation, so that boundary ends in the thank-you.
+
+`python tests/range_edges_browser.py side-step OUT_JSON` runs a stand-in core check that times
+out inside `ctx.side_step` and then in its own step: [[expected, journey_critical], ...].
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -27,6 +31,7 @@ from evaluator.browser import CHROMIUM_ARGS, RequestLog
 from evaluator.browser_phase import Session, run_check
 from evaluator.checks import enquiry_form, mobile_nav, url_state
 from evaluator.checks.base import CheckContext, Facts
+from evaluator.checks.spec import Check
 from evaluator.data import load_venues
 from evaluator.serve import StaticServer
 from records.task import DEFAULT_TASK, load_task
@@ -78,6 +83,10 @@ class _Quiet:
         pass
 
 
+def _given(ctx: CheckContext) -> Callable[[], CheckContext]:
+    return lambda: ctx
+
+
 def _app(root: Path, edits: list[tuple[str, str, str]]) -> Path:
     materialize_static_atlas(root)
     static = root / "static"
@@ -89,7 +98,38 @@ def _app(root: Path, edits: list[tuple[str, str, str]]) -> Path:
     return static
 
 
+def side_steps(out: Path) -> int:
+    """A stand-in core check: a timeout inside `ctx.side_step`, then one in its own step."""
+
+    def run(ctx: CheckContext) -> None:
+        ctx.goto("/")
+        with ctx.side_step("a validation boundary"):
+            ctx.page.get_by_role("button", name="Missing").click(timeout=300)
+        ctx.problem("the check goes on after its side step", "it did")
+        ctx.page.get_by_role("button", name="Send enquiry").click(timeout=300)
+
+    check = Check(
+        id="enquiry-form", dimension="functional", points=1, run=run,
+        doc="enquiry-form: a stand-in", journey="enquiry", journey_critical="the stand-in",
+    )  # fmt: skip
+    page = "<!doctype html><html lang=en><title>Atlas Rooms</title><main><h1>Hi</h1></main>"
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        (Path(tmp) / "index.html").write_text(page)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        with StaticServer(Path(tmp)) as server:
+            ctx = CheckContext(
+                browser.new_context(), server.url, load_venues(TASK.data), Facts(), RequestLog()
+            )
+            result = run_check(check, _given(ctx), cast(Session, _Quiet()), 60.0)
+        browser.close()
+    found = [[d.expected, d.journey_critical] for d in result.diagnostics]
+    out.write_text(json.dumps(found))
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[0] == "side-step":
+        return side_steps(Path(argv[1]))
     check, cases = CASES[argv[0]]
     out = Path(argv[1])
     data = load_venues(TASK.data)
@@ -101,7 +141,7 @@ def main(argv: list[str]) -> int:
             with StaticServer(static) as server:
                 context = browser.new_context()
                 ctx = CheckContext(context, server.url, data, Facts(), RequestLog())
-                result = run_check(check, lambda c=ctx: c, cast(Session, _Quiet()), 120.0)
+                result = run_check(check, _given(ctx), cast(Session, _Quiet()), 120.0)
                 context.close()
             found[case] = {
                 "passed": result.passed,

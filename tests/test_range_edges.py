@@ -48,3 +48,13 @@ def test_an_accepted_invalid_enquiry_fails_its_boundary_not_the_journey(tmp_path
     assert [s.split(":")[0] for s in zero["seen"]] == ["guests 0"], zero["seen"]
     assert "the form refuses the submission" in zero["seen"][0]
     assert zero["critical"] == [False], zero  # the valid enquiry still reached its thank-you
+
+
+def test_a_timeout_is_journey_critical_only_in_the_journeys_own_step(tmp_path: Path) -> None:
+    out = tmp_path / "found.json"
+    run_driver(DRIVER, "side-step", str(out))
+    assert json.loads(out.read_text()) == [
+        ["a validation boundary: the page responds to the check's action in time", False],
+        ["the check goes on after its side step", False],
+        ["the page responds to the check's action in time", True],
+    ]

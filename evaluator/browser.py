@@ -43,6 +43,16 @@ VIEWPORTS: dict[int, ViewportSize] = {
     1440: {"width": 1440, "height": 900},
 }
 
+
+def viewport_size(width: int) -> ViewportSize:
+    """The viewport at `width`: a named one (`VIEWPORTS`), or for a band's edge or interior point
+    (mobile-nav's 640 and 767 px) that width with the height of the next named width up."""
+    if width in VIEWPORTS:
+        return VIEWPORTS[width]
+    above = [w for w in sorted(VIEWPORTS) if w > width] or [max(VIEWPORTS)]
+    return {"width": width, "height": VIEWPORTS[above[0]]["height"]}
+
+
 SETTLE_TIMEOUT_MS = 3000
 
 

@@ -306,7 +306,7 @@ def run_check(
             ctx.problem(
                 "the page responds to the check's action in time",
                 f"timed out: {_first_line(exc)}",
-                critical=check.journey is not None,
+                critical=check.journey is not None,  # none beside the journey (`side_step`)
             )
     except Exception as exc:  # noqa: BLE001 - classify below
         if session.hung:

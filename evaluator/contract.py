@@ -20,11 +20,25 @@ and the generated traceability table. "The business" is a requirement section.""
 
 
 @dataclass(frozen=True)
+class Span:
+    """A range a clause quantifies over, as the contract states it: what varies (`over`: "viewport
+    width", "filter control", "route") and the points any test of the clause must include (`edges`:
+    both ends of a band, or every member of a finite set the contract enumerates)."""
+
+    over: str
+    edges: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Clause:
     id: str
     text: str
     not_scored: str = ""
     """Why no check or gate owns it (empty when one does)."""
+    spans: tuple[Span, ...] = ()
+    """The ranges the clause quantifies over (a band, every control of a kind, every state); its
+    owning check names the points it tests in each (`Check.tested`), the traceability's range
+    table lists them and fails on an edge no check tests."""
 
 
 def _requirement_lines(markdown: str) -> list[str]:

@@ -6,16 +6,21 @@ and the legal variants (positive controls) that exercise it.
 
 Generated from the task's checks package (its `CLAUSES`, each check's `clauses`, its
 `GATE_CLAUSES`) and each variant's `# exercises: <clause ids>` header (the task's
-`variants/*.patch`), between the markers below.
+`variants/*.patch`), between the markers below. A second table lists every range a clause
+quantifies over (`Clause.spans`: a viewport band, every control of a kind, every route, every
+state) with the points its owning checks test there (`Check.tested`); an edge of a range that no
+owning check tests is a problem, so it cannot go unnoticed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from evaluator.check_set import CheckSet, task_checks
+from evaluator.checks.spec import Tested
 from evaluator.contract import fragments, normalise, requirement_text
 from evaluator.controls.patches import exercised_clauses, variant_patches
 from records.task import DEFAULT_TASK, Task, load_task
@@ -26,6 +31,7 @@ START = (
 )
 END = "<!-- traceability:end -->"
 HEADING = "## Traceability: every clause and what owns it"
+RANGES_HEADING = "### Ranges: the points each quantified clause is tested at"
 
 
 def owners(checks: CheckSet) -> dict[str, tuple[list[str], list[str]]]:
@@ -65,11 +71,42 @@ def variant_problems(variants_dir: Path, checks: CheckSet) -> list[str]:
     return out
 
 
+def tested_points(checks: CheckSet, clause: str, over: str) -> list[tuple[str, Tested]]:
+    """(check id, what it declares) for every owning check that tests `clause` over `over`."""
+    return [
+        (check.id, t)
+        for check in checks.checks
+        for t in check.tested
+        if t.clause == clause and t.over == over
+    ]
+
+
+def range_problems(checks: CheckSet) -> list[str]:
+    """A range's edge no owning check tests, or tested points for a range the clause lacks."""
+    out: list[str] = []
+    for clause in checks.clauses:
+        for span in clause.spans:
+            points = {p for _, t in tested_points(checks, clause.id, span.over) for p in t.points}
+            out += [
+                f"clause {clause.id!r}: no check tests the edge {edge!r} of its {span.over} range"
+                for edge in span.edges
+                if edge not in points
+            ]
+    for check in checks.checks:
+        for t in check.tested:
+            spans = checks.clause_by_id[t.clause].spans if t.clause in checks.clause_by_id else ()
+            if not any(span.over == t.over for span in spans):
+                out.append(
+                    f"{check.id} tests {t.clause!r} over {t.over!r}: the clause has no such range"
+                )
+    return out
+
+
 def problems(markdown: str, task: Task) -> list[str]:
     """Everything that breaks traceability, as sentences (empty when the table can be trusted)."""
     checks = task_checks(task)
     clauses = checks.clauses
-    out: list[str] = variant_problems(task.variants, checks)
+    out: list[str] = variant_problems(task.variants, checks) + range_problems(checks)
     if not clauses:
         return [*out, f"{checks.package} lists no CLAUSES of the task's contract"]
     owned = owners(checks)
@@ -126,9 +163,41 @@ def table(task: Task) -> str:
     return "\n".join(rows)
 
 
+def _codes(points: Sequence[str]) -> str:
+    return ", ".join(f"`{p}`" for p in points)
+
+
+def range_table(task: Task) -> str:
+    """Every range a clause quantifies over, its edges and the points its checks test there."""
+    checks = task_checks(task)
+    spans = [(c, s) for c in checks.clauses for s in c.spans]
+    rows = [
+        f"{len(spans)} ranges in {len({c.id for c, _ in spans})} clauses. The edges are the points "
+        "the contract's words bound (a band's two ends, every member of a set it names); a check "
+        "tests at least those, and says why it tests any point between them.",
+        "",
+        "| clause | over | edges | tested by | points tested | why these points |",
+        "|---|---|---|---|---|---|",
+    ]
+    for clause, span in spans:
+        found = tested_points(checks, clause.id, span.over)
+        tested = {p for _, t in found for p in t.points}
+        untested = [e for e in span.edges if e not in tested]
+        edges = _codes(span.edges) + (f" (**untested: {_codes(untested)}**)" if untested else "")
+        rows.append(
+            f"| `{clause.id}` | {_cell(span.over)} | {_cell(edges)} | "
+            f"{', '.join(f'`{c}`' for c, _ in found) or '—'} | "
+            f"{_cell('; '.join(_codes(t.points) for _, t in found))} | "
+            f"{_cell(' '.join(t.why for _, t in found if t.why))} |"
+        )
+    return "\n".join(rows)
+
+
 def render(markdown: str, task: Task) -> str:
     """The contract with its traceability section (re)generated at the end."""
-    section = f"{HEADING}\n\n{START}\n{table(task)}\n{END}\n"
+    section = (
+        f"{HEADING}\n\n{START}\n{table(task)}\n\n{RANGES_HEADING}\n\n{range_table(task)}\n{END}\n"
+    )
     if START in markdown and END in markdown:
         before = markdown[: markdown.index(START)]
         after = markdown[markdown.index(END) + len(END) :].lstrip("\n")

@@ -20,15 +20,16 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from evaluator.browser import (
     READER_TEXT_JS,
     SETTLE_TIMEOUT_MS,
-    VIEWPORTS,
     RequestLog,
     reader_text,
     run_axe,
     settle,
+    viewport_size,
 )
 from evaluator.checks._waits import LOOKUP_MS
 from evaluator.data import VenueData
@@ -39,6 +40,15 @@ H1_TIMEOUT_MS = 3000
 
 class CheckStopped(Exception):
     """Raised by `ctx.stop`: the check cannot continue (a model failure, already recorded)."""
+
+
+@dataclass
+class SideStep:
+    """One step of a core check that is not its journey's own action (`CheckContext.side_step`):
+    `failed` once it timed out or stopped, so the check can put the page back in a known state."""
+
+    name: str
+    failed: bool = False
 
 
 @dataclass
@@ -93,6 +103,9 @@ class CheckContext:
         self.width = 1440
         self.diagnostics: list[Diagnostic] = []
         self.shooter: Callable[[Page, str, str, str, bool], None] | None = None
+        self.beside_journey: str | None = None
+        """The side step running now (or that an unexpected error escaped from): while set, no
+        diagnostic is journey-critical (`run_check` reads it for the errors it classifies)."""
 
     def snap(self, name: str, state: str, full_page: bool = True) -> None:
         """Keep a screenshot of the current (settled) state as evidence, when enabled."""
@@ -119,15 +132,36 @@ class CheckContext:
             with contextlib.suppress(PlaywrightError):
                 side.close()
 
+    @contextlib.contextmanager
+    def side_step(self, name: str) -> Iterator[SideStep]:
+        """A step beside the core journey (a validation boundary before the valid enquiry): its
+        problems, a timeout or a `stop` in it included, are that step's failure, named by it and
+        never journey-critical, and the check goes on (a timeout is a journey failure only in
+        the journey's own step). Any other error leaves `beside_journey` set for `run_check`."""
+        step = SideStep(name)
+        outer, self.beside_journey = self.beside_journey, name
+        try:
+            yield step
+        except PlaywrightTimeoutError as exc:
+            step.failed = True
+            lines = str(exc).strip().splitlines()
+            self.problem(
+                f"{name}: the page responds to the check's action in time",
+                f"timed out: {lines[0][:300] if lines else 'TimeoutError'}",
+            )
+        except CheckStopped:
+            step.failed = True
+        self.beside_journey = outer  # not reached when another error escapes
+
     # -- navigation ---------------------------------------------------------------------------
     @property
     def viewport(self) -> str:
-        size = VIEWPORTS[self.width]
+        size = viewport_size(self.width)
         return f"{size['width']}x{size['height']}"
 
     def set_width(self, width: int) -> None:
         self.width = width
-        self.page.set_viewport_size(VIEWPORTS[width])
+        self.page.set_viewport_size(viewport_size(width))
 
     def url(self, path: str) -> str:
         return self.base_url + path
@@ -136,7 +170,7 @@ class CheckContext:
         if width is not None and width != self.width:
             self.set_width(width)
         elif width is None:
-            self.page.set_viewport_size(VIEWPORTS[self.width])
+            self.page.set_viewport_size(viewport_size(self.width))
         self.page.goto(self.url(path), wait_until="load", timeout=15_000)
         # Client-rendered pages may render after load (e.g. after fetching data): every page
         # has an h1, so wait briefly for one before judging anything.
@@ -223,6 +257,7 @@ class CheckContext:
     ) -> None:
         """Record a problem on the current page (or on the shared visit `where`); `critical`:
         the visitor cannot complete the check's core journey (see `Check.journey_critical`)."""
+        critical = critical and self.beside_journey is None
         if where is not None:
             url, viewport = where.url, where.viewport
         else:

@@ -7,7 +7,14 @@ a clause nobody owns says why it is not scored (`evaluator/contract.py` holds th
 
 from __future__ import annotations
 
-from evaluator.contract import Clause
+from evaluator.contract import Clause, Span
+from evaluator.data import TYPE_LABELS
+
+PAGE_KINDS = ("/", "/venues", "/venues/<slug>", "not-found page")
+"""The contract's routes, as the kinds of page a check visits."""
+TYPE_NAMES = tuple(TYPE_LABELS.values())
+CONTROL_KINDS = ("type checkbox", "area select", "guests field")
+"""The kinds of filter control: each is committed, pushed and restored on its own."""
 
 CLAUSES: tuple[Clause, ...] = (
     # The business
@@ -48,12 +55,14 @@ CLAUSES: tuple[Clause, ...] = (
         "route.not-found",
         '`/venues/<unknown>` and any unknown path: not-found page: an `h1` containing "not found" '
         '(any case) and a link named "All venues" to `/venues`',
+        spans=(Span("path", ("/venues/<unknown>", "any unknown path")),),
     ),
     # Shell
     Clause(
         "shell.landmarks",
         '`<html lang="en">`; landmarks `banner` (header), `navigation` named "Primary", `main`, '
         "`contentinfo` (footer); exactly one `h1` per page",
+        spans=(Span("page", PAGE_KINDS),),
     ),
     Clause(
         "shell.skip-link",
@@ -68,6 +77,7 @@ CLAUSES: tuple[Clause, ...] = (
         "shell.focus",
         "Every interactive element is reachable with Tab and shows a visible focus indicator "
         "(outline or box-shadow) when focused from the keyboard",
+        spans=(Span("page", PAGE_KINDS),),
     ),
     Clause(
         "shell.menu",
@@ -75,22 +85,30 @@ CLAUSES: tuple[Clause, ...] = (
         'named "Menu" with `aria-expanded="false"` and `aria-controls` naming the nav list\'s id; '
         'activating it sets `aria-expanded="true"` and shows the links; activating it again '
         "hides them",
+        spans=(Span("viewport width", ("360 px", "767 px")),),
     ),
     Clause(
         "shell.menu-wide",
         'At 768 px and wider the links are visible and the "Menu" button is not displayed',
+        spans=(Span("viewport width", ("768 px", "1440 px")),),
     ),
     Clause(
         "shell.overflow",
         "No horizontal overflow: `document.documentElement.scrollWidth <= window.innerWidth` at "
         "360, 768 and 1440 px on every route, in every state (menu open, dialog open, empty "
         "state)",
+        spans=(
+            Span("viewport width", ("360 px", "768 px", "1440 px")),
+            Span("route", PAGE_KINDS),
+            Span("state", ("menu open", "dialog open", "empty state")),
+        ),
     ),
     Clause("shell.entrance", "Entrance transitions are finite (each ≤ 1 s)"),
     Clause(
         "shell.reduced-motion",
         "Under `prefers-reduced-motion: reduce` no CSS animation or transition with a non-zero "
         "duration runs (on load, opening the menu, opening the dialog)",
+        spans=(Span("state", ("load", "opening the menu", "opening the dialog")),),
     ),
     # Catalogue
     Clause(
@@ -98,6 +116,7 @@ CLAUSES: tuple[Clause, ...] = (
         "Filters (apply immediately on change, no submit button needed): a group (`fieldset`) "
         'with legend "Venue type": one checkbox per type, labelled with the type\'s display name '
         "(`Studio`, `Loft`, `Garden`, `Hall`, `Warehouse`, `Rooftop`)",
+        spans=(Span("venue type", TYPE_NAMES),),
     ),
     Clause(
         "catalogue.types-any",
@@ -111,6 +130,7 @@ CLAUSES: tuple[Clause, ...] = (
     Clause(
         "catalogue.guests",
         'a number input labelled "Minimum guests": venues with `capacity >= value` match',
+        spans=(Span("minimum guests", ("capacity", "capacity + 1")),),
     ),
     Clause(
         "url.params",
@@ -125,11 +145,16 @@ CLAUSES: tuple[Clause, ...] = (
         "url.push",
         "Each committed change (a checkbox toggle, an area selection, the guests field's "
         "`change` event) pushes one history entry",
+        spans=(Span("committed change", CONTROL_KINDS),),
     ),
     Clause(
         "url.restore",
         "Loading a URL with these parameters (deep link, reload) restores both the controls and "
         "the results; Back/Forward restore them too",
+        spans=(
+            Span("filter control", CONTROL_KINDS),
+            Span("restore", ("deep link", "reload", "Back", "Forward")),
+        ),
     ),
     Clause(
         "catalogue.cards",
@@ -151,11 +176,13 @@ CLAUSES: tuple[Clause, ...] = (
         "catalogue.grid",
         "Responsive grid: at 1440 px the cards sit in at least 3 columns, at 768 px at least 2, "
         "at 360 px exactly 1",
+        spans=(Span("viewport width", ("360 px", "768 px", "1440 px")),),
     ),
     Clause(
         "catalogue.media",
         "Media: each card shows the venue's local image; when a venue has no image or its file "
         "is missing, a designed placeholder (not a broken-image icon)",
+        spans=(Span("venue image", ("a local image", "a missing file", "no image")),),
     ),
     Clause("catalogue.origin", "No request leaves the site's origin"),
     # Venue detail
@@ -198,6 +225,12 @@ CLAUSES: tuple[Clause, ...] = (
         "Validation on submit: Name, Email, Event date, Guests and the consent are required; "
         "Email must look like `local@domain.tld`; Event date must be after today (browser local "
         "date); Guests must be an integer from 1 to the venue's capacity",
+        spans=(
+            Span("required field", ("Name", "Email", "Event date", "Guests", "consent")),
+            Span("email", ("local@domain.tld", "no local part", "no top-level domain")),
+            Span("event date", ("today", "tomorrow")),
+            Span("guests", ("0", "1", "capacity", "capacity + 1", "a fraction")),
+        ),
     ),
     Clause(
         "dialog.invalid",

@@ -23,7 +23,7 @@ from evaluator.checks._dialog import (
 )
 from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 
 FIELD_JS = (
     """
@@ -56,9 +56,25 @@ THANKS_JS = (
 FOCUS_WAIT_MS = 3000
 
 
-def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: list[str]) -> None:
+def _accepted(ctx: CheckContext, fields: Fields, venue_name: str) -> bool:
+    """Whether the form took the submission: the success message shows, or the form is gone."""
+    return bool(ctx.page.evaluate(THANKS_JS, venue_name)) or not ctx.is_visible(fields.submit)
+
+
+def _submit_and_judge(
+    ctx: CheckContext, fields: Fields, step: str, invalid: list[str], venue_name: str
+) -> bool:
+    """Submit an invalid form and judge what the fields say; False when the app accepted it
+    (that boundary's failure: the dialog is then in an unknown state)."""
     fields.submit.click(timeout=ACTION_MS)
     wait_quiet(ctx.page, 150)
+    if _accepted(ctx, fields, venue_name):
+        ctx.problem(
+            f"{step}: the form refuses the submission (invalid: {', '.join(invalid)})",
+            "it was accepted: the success message shows or the form is gone",
+            "role=dialog",
+        )
+        return False
     first_invalid = None
     for label, loc in fields.in_order():
         info = loc.evaluate(FIELD_JS)
@@ -93,6 +109,7 @@ def _submit_and_judge(ctx: CheckContext, fields: Fields, step: str, invalid: lis
                 f"focus is on {ctx.active_description()}",
                 f'label="{first_invalid}"',
             )
+    return True
 
 
 def _fill(fields: Fields, values: dict[str, str | bool]) -> None:
@@ -108,6 +125,60 @@ def _fill(fields: Fields, values: dict[str, str | bool]) -> None:
             fields.consent.set_checked(bool(value), timeout=ACTION_MS)
         else:
             mapping[label].fill(str(value), timeout=ACTION_MS)
+
+
+EMPTY: dict[str, str | bool] = {
+    "Name": "",
+    "Email": "",
+    "Event date": "",
+    "Guests": "",
+    "Message": "",
+    "consent": False,
+}
+VALID: dict[str, str | bool] = {
+    "Name": "Ana Costa",
+    "Email": "a@b.co",
+    "Message": "A long table for a birthday lunch.",
+    "consent": True,
+}
+"""A valid enquiry but for its date and guests (filled per venue and per day)."""
+
+
+def boundaries(
+    ctx: CheckContext, capacity: int
+) -> list[tuple[str, dict[str, str | bool], list[str]]]:
+    """Each validation rule on both sides of its boundary: (step, every field's value, the
+    fields that must be invalid)."""
+    today, tomorrow = tomorrow_iso(ctx, 0), tomorrow_iso(ctx, 1)
+    valid = VALID | {"Event date": tomorrow, "Guests": "1"}
+    return [
+        (
+            "submitting the empty form",
+            EMPTY,
+            ["Name", "Email", "Event date", "Guests", "I agree to be contacted"],
+        ),
+        (
+            f"email 'ana@example', date today, guests {capacity + 1}",
+            valid | {"Email": "ana@example", "Event date": today, "Guests": str(capacity + 1)},
+            ["Email", "Event date", "Guests"],
+        ),
+        ("guests 2.5", valid | {"Guests": "2.5"}, ["Guests"]),
+        ("guests 0", valid | {"Guests": "0"}, ["Guests"]),
+        # Each rule's other side: 1 guest is valid, an address needs its local part.
+        ("guests 1, email '@example.com'", valid | {"Email": "@example.com"}, ["Email"]),
+        (
+            f"guests {capacity}, consent unchecked",
+            valid | {"Guests": str(capacity), "consent": False},
+            ["I agree to be contacted"],
+        ),
+    ]
+
+
+def _reopen(ctx: CheckContext, path: str, critical: bool = False) -> tuple[Locator, Fields]:
+    """The dialog in a known state again: the venue page reloaded, the dialog opened afresh."""
+    ctx.goto(path, width=1440)
+    dialog = open_dialog(ctx, critical=critical)
+    return dialog, find_fields(ctx, dialog, critical=critical)
 
 
 def run(ctx: CheckContext) -> None:
@@ -148,41 +219,24 @@ def run(ctx: CheckContext) -> None:
     if not fields.name.evaluate("e => !!(e.form && e.form.noValidate)"):
         ctx.problem("the form uses noValidate", "form.noValidate is false (or no form)", "form")
 
-    _submit_and_judge(
-        ctx,
-        fields,
-        "submitting the empty form",
-        ["Name", "Email", "Event date", "Guests", "I agree to be contacted"],
-    )
+    # Each validation boundary from a known state: every field filled afresh and, when an
+    # earlier step left the dialog elsewhere (an invalid value accepted, a step that timed out),
+    # the page reloaded and the dialog reopened. A boundary's failure is that step's alone: the
+    # valid enquiry below is still tried.
     clear_of_midnight(ctx)  # today and tomorrow below stay the app's today and tomorrow
-    today = tomorrow_iso(ctx, 0)
-    _fill(
-        fields,
-        {
-            "Name": "Ana Costa",
-            "Email": "ana@example",
-            "Event date": today,
-            "Guests": str(venue.capacity + 1),
-            "consent": True,
-        },
-    )
-    _submit_and_judge(
-        ctx,
-        fields,
-        f"email 'ana@example', date today, guests {venue.capacity + 1}",
-        ["Email", "Event date", "Guests"],
-    )
-    _fill(fields, {"Email": "ana@example.com", "Event date": tomorrow_iso(ctx, 1), "Guests": "2.5"})
-    _submit_and_judge(ctx, fields, "guests 2.5", ["Guests"])
-    _fill(fields, {"Guests": "0"})
-    _submit_and_judge(ctx, fields, "guests 0", ["Guests"])
-    # Each rule's other side of the boundary: 1 guest is valid, an address needs its local part.
-    _fill(fields, {"Guests": "1", "Email": "@example.com"})
-    _submit_and_judge(ctx, fields, "guests 1, email '@example.com'", ["Email"])
-    _fill(fields, {"Email": "a@b.co", "Guests": str(venue.capacity), "consent": False})
-    _submit_and_judge(ctx, fields, "consent unchecked", ["I agree to be contacted"])
-    _fill(fields, {"consent": True, "Message": "A long table for a birthday lunch."})
+    known = True
+    for step, values, invalid in boundaries(ctx, venue.capacity):
+        with ctx.side_step(step) as side:
+            if not known:
+                dialog, fields = _reopen(ctx, venue.path)
+            _fill(fields, values)
+            known = _submit_and_judge(ctx, fields, step, invalid, venue.name)
+        known = known and not side.failed
 
+    # The journey's own step: a valid enquiry ends in the success message.
+    if not known:
+        dialog, fields = _reopen(ctx, venue.path, critical=True)
+    _fill(fields, VALID | {"Event date": tomorrow_iso(ctx, 1), "Guests": str(venue.capacity)})
     sent: list[str] = []
 
     def on_request(request: Request) -> None:
@@ -236,6 +290,27 @@ CHECK = Check(
         "dialog.first-invalid",
         "dialog.success",
         "gate.journey-critical",
+    ],
+    tested=[
+        Tested(
+            "dialog.validation",
+            "required field",
+            ("Name", "Email", "Event date", "Guests", "consent"),
+            "The empty form (all five), then the consent alone unchecked.",
+        ),
+        Tested(
+            "dialog.validation",
+            "email",
+            ("local@domain.tld", "no local part", "no top-level domain"),
+            "ana@example, @example.com, a@b.co.",
+        ),
+        Tested("dialog.validation", "event date", ("today", "tomorrow")),
+        Tested(
+            "dialog.validation",
+            "guests",
+            ("0", "1", "capacity", "capacity + 1", "a fraction"),
+            "2.5 for a fraction; every boundary from a freshly filled form.",
+        ),
     ],
     journey="enquiry",
     journey_critical="the dialog opens and a valid enquiry is sent, ending in the success message",

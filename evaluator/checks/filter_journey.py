@@ -28,7 +28,8 @@ from evaluator.checks._filters import (
 )
 from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, count_phrase, has_count, short_list, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.clauses import TYPE_NAMES
+from evaluator.checks.spec import Check, Tested
 from evaluator.data import TYPE_LABELS, Venue, VenueData
 
 SEED = 17
@@ -248,6 +249,20 @@ CHECK = Check(
         "catalogue.empty",
         "business.edge-cases",
         "gate.journey-critical",
+    ],
+    tested=[
+        Tested(
+            "catalogue.types",
+            "venue type",
+            TYPE_NAMES,
+            "Each alone, then three seeded combinations.",
+        ),
+        Tested(
+            "catalogue.guests",
+            "minimum guests",
+            ("capacity - 1", "capacity", "capacity + 1"),
+            "At the smallest, the largest and three seeded capacities of the data.",
+        ),
     ],
     journey="filter",
     journey_critical="setting a filter shows the right venues, and clearing brings them all back",

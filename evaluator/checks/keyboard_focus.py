@@ -1,14 +1,15 @@
 """keyboard-focus: the first Tab on a page reaches the "Skip to content" link, which moves focus
-to main; every visible interactive element on `/` and `/venues` is reachable with Tab, and each
-one shows a visible focus indicator when focused from the keyboard (an outline or box-shadow on
-the element or its ::before/::after, or a focus-only style change on the element, its label or
-its neighbours)."""
+to main; every visible interactive element on `/`, `/venues`, a venue page and the not-found
+page is reachable with Tab, and each one shows a visible focus indicator when focused from the
+keyboard (an outline or box-shadow on the element or its ::before/::after, or a focus-only style
+change on the element, its label or its neighbours)."""
 
 from __future__ import annotations
 
 from evaluator.checks._waits import REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.clauses import PAGE_KINDS
+from evaluator.checks.spec import Check, Tested
 
 IN_MAIN_JS = (
     "() => { const m = document.querySelector('main, [role=main]');"
@@ -126,7 +127,7 @@ def run(ctx: CheckContext) -> None:
                 f"focus is on {ctx.active_description()}",
                 "main",
             )
-    for path in ("/", "/venues"):
+    for path in ("/", "/venues", ctx.data.ordinary.path, "/no-such-page"):
         _walk(ctx, path)
 
 
@@ -140,4 +141,5 @@ CHECK = Check(
         "shell.skip-link",
         "shell.focus",
     ],
+    tested=[Tested("shell.focus", "page", PAGE_KINDS, "An ordinary venue page; /no-such-page.")],
 )

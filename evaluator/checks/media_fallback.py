@@ -6,7 +6,7 @@ no request leaves the site's origin."""
 from __future__ import annotations
 
 from evaluator.checks.base import FIND_CARD_JS, CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 
 CARD_JS = (
     "(path) => {"
@@ -96,5 +96,13 @@ CHECK = Check(
         "catalogue.media",
         "catalogue.origin",
         "business.edge-cases",
+    ],
+    tested=[
+        Tested(
+            "catalogue.media",
+            "venue image",
+            ("a local image", "a missing file", "no image"),
+            "Every card of the catalogue.",
+        )
     ],
 )

@@ -1,15 +1,26 @@
-"""mobile-nav: below 768 px (tested at 360) the Primary navigation's links are hidden behind a
-button named "Menu" with aria-expanded="false" and aria-controls naming the element that holds
-the links; activating it sets aria-expanded="true" and shows the links, activating it again hides
-them; at 768 and 1440 px the links are visible and no "Menu" button is displayed."""
+"""mobile-nav: below 768 px (at 360, 640 and 767 px: both edges of the band and a width inside
+it, each on a fresh load) the Primary navigation's links are hidden behind a button named "Menu"
+with aria-expanded="false" and aria-controls naming the element that holds the links; activating
+it sets aria-expanded="true" and shows the links, activating it again hides them; at 768 and
+1440 px the links are visible and no "Menu" button is displayed."""
 
 from __future__ import annotations
 
 from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 
 LINKS = ("Venues", "About")
+NARROW = (360, 640, 767)
+"""The band below 768 px at both its edges (360 px, the narrowest width the contract names, and
+767 px) and at 640 px, the common small-tablet breakpoint inside it, where an app's breakpoints
+most often split the band."""
+WIDE = (768, 1440)
+"""768 px and wider: the band's lower edge and the widest width the contract names."""
+
+
+def _px(widths: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(f"{w} px" for w in widths)
 
 
 def _links_visible(ctx: CheckContext) -> dict[str, bool]:
@@ -21,18 +32,23 @@ def _links_visible(ctx: CheckContext) -> dict[str, bool]:
     return out
 
 
-def run(ctx: CheckContext) -> None:
+def _narrow(ctx: CheckContext, width: int) -> None:
+    """The hidden-behind-Menu rule at one width of the band below 768 px."""
     page = ctx.page
-    ctx.goto("/", width=360)
+    ctx.goto("/", width=width)
+    at = f"at {width}px"
     menu = page.get_by_role("button", name="Menu", exact=True)
     if menu.count() == 0 or not menu.first.is_visible():
-        raise ctx.stop(
-            'at 360px a visible button named "Menu"', "no such button", 'role=button[name="Menu"]'
+        ctx.problem(
+            f'{at} a visible button named "Menu"',
+            f"no such button (links visible: {_links_visible(ctx)})",
+            'role=button[name="Menu"]',
         )
+        return
     menu = menu.first
     if menu.get_attribute("aria-expanded") != "false":
         ctx.problem(
-            'the closed Menu button has aria-expanded="false"',
+            f'{at} the closed Menu button has aria-expanded="false"',
             f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
             'role=button[name="Menu"]',
         )
@@ -46,14 +62,14 @@ def run(ctx: CheckContext) -> None:
     )
     if not holds:
         ctx.problem(
-            "aria-controls names the element holding the Primary nav links",
+            f"{at} aria-controls names the element holding the Primary nav links",
             f"aria-controls={controls!r}",
             'role=button[name="Menu"]',
         )
     shown = _links_visible(ctx)
     if any(shown.values()):
         ctx.problem(
-            "at 360px the nav links are hidden while the menu is closed",
+            f"{at} the nav links are hidden while the menu is closed",
             f"visible: {[n for n, v in shown.items() if v]}",
             'navigation "Primary"',
         )
@@ -61,13 +77,13 @@ def run(ctx: CheckContext) -> None:
     ctx.settle()
     if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "true", REACTION_MS):
         ctx.problem(
-            'after activating Menu, aria-expanded="true"',
+            f'{at} after activating Menu, aria-expanded="true"',
             f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
             'role=button[name="Menu"]',
         )
     if not wait_until(page, lambda: all(_links_visible(ctx).values()), REACTION_MS):
         ctx.problem(
-            "after activating Menu the nav links are shown",
+            f"{at} after activating Menu the nav links are shown",
             f"visible: {_links_visible(ctx)}",
             'navigation "Primary"',
         )
@@ -75,32 +91,42 @@ def run(ctx: CheckContext) -> None:
     ctx.settle()
     if not wait_until(page, lambda: menu.get_attribute("aria-expanded") == "false", REACTION_MS):
         ctx.problem(
-            'activating Menu again sets aria-expanded="false"',
+            f'{at} activating Menu again sets aria-expanded="false"',
             f"aria-expanded={menu.get_attribute('aria-expanded')!r}",
             'role=button[name="Menu"]',
         )
     if not wait_until(page, lambda: not any(_links_visible(ctx).values()), REACTION_MS):
         ctx.problem(
-            "activating Menu again hides the nav links",
+            f"{at} activating Menu again hides the nav links",
             f"visible: {_links_visible(ctx)}",
             'navigation "Primary"',
         )
-    for width in (768, 1440):
-        ctx.goto("/", width=width)
-        button = page.get_by_role("button", name="Menu", exact=True)
-        if button.count() and button.first.is_visible():
-            ctx.problem(
-                f'at {width}px no "Menu" button is displayed',
-                "a visible Menu button",
-                'role=button[name="Menu"]',
-            )
-        shown = _links_visible(ctx)
-        if not all(shown.values()):
-            ctx.problem(
-                f"at {width}px the Primary nav links are visible",
-                f"visible: {shown}",
-                'navigation "Primary"',
-            )
+
+
+def _wide(ctx: CheckContext, width: int) -> None:
+    """The wide rule at one width from 768 px up: links visible, no Menu button displayed."""
+    ctx.goto("/", width=width)
+    button = ctx.page.get_by_role("button", name="Menu", exact=True)
+    if button.count() and button.first.is_visible():
+        ctx.problem(
+            f'at {width}px no "Menu" button is displayed',
+            "a visible Menu button",
+            'role=button[name="Menu"]',
+        )
+    shown = _links_visible(ctx)
+    if not all(shown.values()):
+        ctx.problem(
+            f"at {width}px the Primary nav links are visible",
+            f"visible: {shown}",
+            'navigation "Primary"',
+        )
+
+
+def run(ctx: CheckContext) -> None:
+    for width in NARROW:
+        _narrow(ctx, width)
+    for width in WIDE:
+        _wide(ctx, width)
 
 
 CHECK = Check(
@@ -112,5 +138,15 @@ CHECK = Check(
     clauses=[
         "shell.menu",
         "shell.menu-wide",
+    ],
+    tested=[
+        Tested(
+            "shell.menu",
+            "viewport width",
+            _px(NARROW),
+            "640 px: the common small-tablet "
+            "breakpoint inside the band, where an app's breakpoints most often split it.",
+        ),
+        Tested("shell.menu-wide", "viewport width", _px(WIDE)),
     ],
 )

@@ -7,7 +7,8 @@ from __future__ import annotations
 from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks._waits import ACTION_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.clauses import PAGE_KINDS
+from evaluator.checks.spec import Check, Tested
 
 
 def pages(ctx: CheckContext) -> list[tuple[str, str]]:
@@ -79,6 +80,16 @@ CHECK = Check(
     doc=__doc__ or "",
     clauses=[
         "shell.overflow",
+    ],
+    tested=[
+        Tested("shell.overflow", "viewport width", ("360 px", "768 px", "1440 px")),
+        Tested(
+            "shell.overflow",
+            "route",
+            PAGE_KINDS,
+            "Three venue pages: an ordinary one, the longest name, the longest description.",
+        ),
+        Tested("shell.overflow", "state", ("menu open", "dialog open", "empty state")),
     ],
     placement="visits",
 )

@@ -11,7 +11,7 @@ from evaluator.browser import wait_quiet
 from evaluator.checks._dialog import dialog_open, enquire_button
 from evaluator.checks._waits import ACTION_MS, OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 
 ENTRANCE_MAX_MS = 1000
 
@@ -133,6 +133,14 @@ CHECK = Check(
     clauses=[
         "shell.entrance",
         "shell.reduced-motion",
+    ],
+    tested=[
+        Tested(
+            "shell.reduced-motion",
+            "state",
+            ("load", "opening the menu", "opening the dialog"),
+            "Load on /, /venues and a venue page; the menu at 360 px; the dialog at 1440 px.",
+        )
     ],
     placement="after-visits",
 )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.checks.base import FIND_CARD_JS, CheckContext, visit_key
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 from evaluator.data import VenueData
 
 COLUMNS_JS = (
@@ -76,5 +76,6 @@ CHECK = Check(
     clauses=[
         "catalogue.grid",
     ],
+    tested=[Tested("catalogue.grid", "viewport width", tuple(f"{w} px" for w in sorted(RULES)))],
     shared_visits=shared_visits,
 )

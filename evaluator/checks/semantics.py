@@ -9,7 +9,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from evaluator.checks.base import CheckContext, SharedVisit, visit_key
-from evaluator.checks.spec import Check
+from evaluator.checks.clauses import PAGE_KINDS
+from evaluator.checks.spec import Check, Tested
 from evaluator.data import VenueData
 
 ROLES: tuple[Literal["banner", "main", "contentinfo"], ...] = ("banner", "main", "contentinfo")
@@ -93,5 +94,6 @@ CHECK = Check(
         "shell.nav-links",
         "route.home.h1-link",
     ],
+    tested=[Tested("shell.landmarks", "page", PAGE_KINDS, "An ordinary venue; /no-such-page.")],
     shared_visits=shared_visits,
 )

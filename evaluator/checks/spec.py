@@ -24,6 +24,22 @@ Placement = Literal["", "visits", "sweep", "after-visits"]
 `shared_visits` judge: first on its lane), "sweep" (a long sweep: with the journeys on two lanes,
 first on the last lane on three), "after-visits" (on the visits' lane after them when no
 screenshots are taken: balances the lanes), or "" (anywhere)."""
+
+
+@dataclass(frozen=True)
+class Tested:
+    """The points at which a check tests one range of a clause (`Span.over` of that clause):
+    the span's edges and the interior points it adds, with why those (`why`)."""
+
+    clause: str
+    over: str
+    points: tuple[str, ...]
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "points", tuple(self.points))
+
+
 Probe = Callable[["CheckContext"], "str | None"]
 """A gate probe: None when the page passes, else why it failed."""
 
@@ -37,7 +53,8 @@ class Check:
     ("filter", "detail", "enquiry") and `journey_critical` says which of its assertions, failing,
     mean the visitor cannot complete that journey (those diagnostics fail the core-journey gate);
     `shared_visits(data)` lists the settled states it can judge on another check's visit;
-    `placement` says where the lane plan puts it (`Placement`), for the lanes' balance only.
+    `placement` says where the lane plan puts it (`Placement`), for the lanes' balance only;
+    `tested` names the points it tests in each range its clauses quantify over (`Tested`).
     """
 
     id: str
@@ -50,9 +67,16 @@ class Check:
     journey_critical: str = ""
     shared_visits: Callable[[VenueData], Collectors] | None = field(default=None, compare=False)
     placement: Placement = ""
+    tested: Sequence[Tested] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "clauses", tuple(self.clauses))
+        object.__setattr__(self, "tested", tuple(self.tested))
+        foreign = [t.clause for t in self.tested if t.clause not in self.clauses]
+        if foreign:
+            raise ValueError(
+                f"check {self.id}: names tested points of clauses it does not own: {foreign}"
+            )
         if self.points < 1:
             raise ValueError(f"check {self.id}: points must be at least 1, not {self.points}")
         if not self.doc.strip().startswith(f"{self.id}"):

@@ -2,9 +2,12 @@
 area, the guests field's change) pushes exactly one history entry and writes `type`
 (comma-separated slugs), `area` and `guests`, omitting unset filters (no filters = exactly
 `/venues`) — swept on one page for every type alone, every area alone and a guest count, each
-set and unset; Back and Forward, a reload and a deep link each restore both the controls and the
-results seen when the same filters were set by hand; "Clear filters" returns to `/venues`.
-It judges consistency with the interactive state, not the filter logic (filter-journey's job)."""
+set and unset; then a history that changes each kind of control (a type, a second type, the
+area, guests) is walked Back to its start and Forward to its end, and at each step, as after a
+reload and a deep link, the URL, the results seen when the same filters were set by hand and
+every control's own state (checked, selected, value) must be what that URL means; "Clear
+filters" returns to `/venues`. It judges consistency with the interactive state, not the filter
+logic (filter-journey's job)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from evaluator.browser import wait_quiet
 from evaluator.checks._filters import control_state, find_controls, set_guests, wait_for_names
 from evaluator.checks._waits import ACTION_MS, OBSERVE_MS, REACTION_MS
 from evaluator.checks.base import CheckContext, CheckStopped, names, short_list, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.clauses import CONTROL_KINDS
+from evaluator.checks.spec import Check, Tested
 from evaluator.data import TYPE_LABELS
 
 
@@ -47,6 +51,16 @@ def _describe(want: dict[str, set[str] | str]) -> str:
     for key, value in want.items():
         parts.append(f"{key}={','.join(sorted(value)) if isinstance(value, set) else value}")
     return "/venues?" + "&".join(parts)
+
+
+def _meaning(want: dict[str, set[str] | str]) -> dict[str, object]:
+    """The state of every control a URL with these parameters means (`control_state`'s shape)."""
+    types = want.get("type", set())
+    return {
+        "types": sorted(types if isinstance(types, set) else {types}),
+        "area": want.get("area", ""),
+        "guests": want.get("guests", ""),
+    }
 
 
 class Commits:
@@ -143,22 +157,23 @@ def run(ctx: CheckContext) -> None:
             {"type": types, "area": area, "guests": guests},
         ),
     ]
+    wants: list[dict[str, set[str] | str]] = [{}] + [want for _, _, want in steps]
     seen_results: list[list[str]] = [names(ctx.venue_links())]
-    seen_states: list[dict[str, object]] = [control_state(controls)]
     for label, action, want in steps:
         if not commits.commit(label, action, want):
             raise CheckStopped(label)  # the restores below compare with these states
         seen_results.append(names(ctx.venue_links()))
-        seen_states.append(control_state(controls))
 
     def restored(how: str, index: int) -> None:
+        """The results seen when these filters were set by hand, and every control in the state
+        the URL means (each box checked or not, the area selected, the guests value)."""
         want_names = seen_results[index]
         got = wait_for_names(ctx, want_names)
-        fresh = find_controls(ctx)
-        state = control_state(fresh)
-        if state != seen_states[index]:
+        state = control_state(find_controls(ctx))
+        meant = _meaning(wants[index])
+        if state != meant:
             ctx.problem(
-                f"{how} restores the controls to {seen_states[index]}",
+                f"{how} restores every control to what {_describe(wants[index])} means: {meant}",
                 f"controls: {state}",
                 "filter controls",
             )
@@ -169,22 +184,22 @@ def run(ctx: CheckContext) -> None:
                 "h2/h3 > link",
             )
 
-    page.go_back()
-    if not wait_until(page, lambda: _matches(page.url, steps[2][2]), REACTION_MS):
-        ctx.problem(f"Back returns to {_describe(steps[2][2])}", f"URL is {ctx.path()}", "location")
-    restored("Back", 3)
-    page.go_forward()
-    if not wait_until(page, lambda: _matches(page.url, steps[3][2]), REACTION_MS):
-        ctx.problem(
-            f"Forward returns to {_describe(steps[3][2])}", f"URL is {ctx.path()}", "location"
-        )
-    restored("Forward", 4)
+    # Back through every change (guests, area, the second type, the first), then Forward again.
+    last = len(steps)
+    for how, indices in (("Back", range(last - 1, -1, -1)), ("Forward", range(1, last + 1))):
+        for index in indices:
+            step = f"{how} to {_describe(wants[index])}"
+            (page.go_back if how == "Back" else page.go_forward)()
+            if not wait_until(page, lambda i=index: _matches(page.url, wants[i]), REACTION_MS):
+                ctx.problem(step, f"URL is {ctx.path()}", "location")
+                raise CheckStopped(step)  # the history is not the one built: stop walking it
+            restored(step, index)
     page.reload()
     ctx.settle()
-    restored("Reload", 4)
+    restored("Reload", last)
     deep = f"/venues?type=studio,loft&area={area}&guests={guests}"
     ctx.goto(deep)
-    restored(f"Loading the deep link {deep}", 4)
+    restored(f"Loading the deep link {deep}", last)
 
     # Unsetting every filter by hand gives exactly /venues.
     controls = find_controls(ctx)
@@ -227,4 +242,25 @@ CHECK = Check(
         "catalogue.empty",
     ],
     placement="sweep",
+    tested=[
+        Tested(
+            "url.push",
+            "committed change",
+            CONTROL_KINDS,
+            "Every type and every area, each set and unset, and one guest count set and emptied.",
+        ),
+        Tested(
+            "url.restore",
+            "filter control",
+            CONTROL_KINDS,
+            "A history of four changes (a "
+            "type, a second type, the area, guests), every control compared at each step.",
+        ),
+        Tested(
+            "url.restore",
+            "restore",
+            ("deep link", "reload", "Back", "Forward"),
+            "Back through all four changes, then Forward through them.",
+        ),
+    ],
 )

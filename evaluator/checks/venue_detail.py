@@ -12,7 +12,7 @@ from __future__ import annotations
 from evaluator.browser import READER_TEXT_JS
 from evaluator.checks._waits import ACTION_MS
 from evaluator.checks.base import CheckContext, wait_until
-from evaluator.checks.spec import Check
+from evaluator.checks.spec import Check, Tested
 from evaluator.data import TYPE_LABELS, Venue
 
 # What the page says, read as a reader reads it (`READER_TEXT_JS`): the h1s, the facts and main's
@@ -204,7 +204,9 @@ def run(ctx: CheckContext) -> None:
                 side.goto(other.path)
                 exists = bool(other.image) and _image_exists(side, other)
                 _check_page(side, other, image_exists=exists)
-        _check_not_found(side)
+        # Beside the detail journey: a not-found page that times out fails this step alone.
+        with side.side_step("the not-found pages"):
+            _check_not_found(side)
 
 
 def _check_not_found(ctx: CheckContext) -> None:
@@ -240,6 +242,14 @@ CHECK = Check(
         "detail.enquire",
         "business.edge-cases",
         "gate.journey-critical",
+    ],
+    tested=[
+        Tested(
+            "route.not-found",
+            "path",
+            ("/venues/<unknown>", "any unknown path"),
+            "/venues/no-such-venue and /no-such-page.",
+        )
     ],
     journey="detail",
     journey_critical="a card's link opens that venue's page with its name, facts and description",

@@ -79,6 +79,51 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
             )
         ],
     ),
+    "mobile-nav--partial-band": (
+        "The Menu button is hidden again from 600 px (a second, mismatched breakpoint) while the "
+        "links stay folded away below 768 px: from 600 to 767 px the nav links cannot be reached.",
+        [
+            (
+                "src/styles/site.css",
+                "@media (max-width: 767.98px) and (prefers-reduced-motion: no-preference) {",
+                "@media (min-width: 600px) and (max-width: 767.98px) {\n"
+                "  .menu-button {\n"
+                "    display: none;\n"
+                "  }\n"
+                "}\n\n"
+                "@media (max-width: 767.98px) and (prefers-reduced-motion: no-preference) {",
+            )
+        ],
+    ),
+    "url-state--stale-area": (
+        "The Area select keeps its own copy of the choice, set when the page mounts, on a "
+        "change and by Clear filters but not from the URL: after Back or Forward it shows a "
+        "stale area beside the URL's results.",
+        [
+            (
+                "src/pages/CataloguePage.tsx",
+                "  const committed = useMemo(() => parseFilters(search), [search]);\n",
+                "  const committed = useMemo(() => parseFilters(search), [search]);\n"
+                "  const [areaShown, setAreaShown] = useState(committed.area);\n",
+            ),
+            (
+                "src/pages/CataloguePage.tsx",
+                "  function clearFilters() {\n    setGuestsDraft('');\n",
+                "  function clearFilters() {\n    setGuestsDraft('');\n    setAreaShown('');\n",
+            ),
+            (
+                "src/pages/CataloguePage.tsx",
+                "                value={active.area}\n"
+                "                onChange={(event) => commit({ ...active, area: "
+                "event.currentTarget.value })}\n",
+                "                value={areaShown}\n"
+                "                onChange={(event) => {\n"
+                "                  setAreaShown(event.currentTarget.value);\n"
+                "                  commit({ ...active, area: event.currentTarget.value });\n"
+                "                }}\n",
+            ),
+        ],
+    ),
     "venue-detail": (
         "The venue facts list drops its Price term.",
         [("src/pages/VenuePage.tsx", "<dt>Price</dt>", "<dt>Cost</dt>")],
@@ -92,6 +137,11 @@ MUTANTS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
                 r"const EMAIL = /^[^\s@]+@[^\s@]+$/;",
             )
         ],
+    ),
+    "enquiry-form--accepts-zero-guests": (
+        "The guests rule's lower bound is 0, not 1: an enquiry for 0 guests is accepted and "
+        "thanked (a valid enquiry still succeeds).",
+        [("src/lib/enquiry.ts", "if (n < 1 || n > capacity)", "if (n < 0 || n > capacity)")],
     ),
     "no-overflow": (
         "Below 400 px the footer grid keeps a 400 px minimum width (overflow at 360 only).",

@@ -25,6 +25,7 @@ from harness.gateway.simulator import Simulator
 from harness.spend import check_spend
 from records import layout
 from records.evidence.evaluation import Calibration
+from records.evidence.round import OrderRecord
 from records.inputs import Candidate, Cohort, load_cohort, load_round
 from records.io import write_record
 from records.round import Round
@@ -169,6 +170,20 @@ def pass_preconditions(evidence: Path, round_id: str = "showcase") -> None:
             missing_core_journeys=["filter", "detail", "enquiry"],
             install_ok=True, build_ok=True, failed_checks=[], expected_failed_checks=[],
             reasons=[], result="calibration/result.json", duration_s=0.0,
+        ),
+    )  # fmt: skip
+
+
+def order_units(rnd: Round, units: list[str]) -> None:
+    """Write the round's frozen order (order.json) as `units`, for a test that runs units
+    without drawing it (`run_unit(..., check_order=False)`): scoring counts only the order's
+    units and their documented replacements."""
+    keys = list(dict.fromkeys(u.rsplit("-r", 1)[0] for u in units))
+    write_record(
+        rnd.paths.order,
+        OrderRecord(
+            round_id=rnd.id, seed=rnd.settings.seed, drawn_at="2026-11-30T00:00:00Z",
+            qualified=keys, not_testable=[], order=units,
         ),
     )  # fmt: skip
 

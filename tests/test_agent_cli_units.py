@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from session_support import agent_round, pass_preconditions
+from session_support import agent_round, order_units, pass_preconditions
 
 from evaluator.unit_evaluation import evaluate_unit
 from harness.agents import ClaudeCodeAgent, CodexAgent
@@ -39,6 +39,7 @@ def unit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         rnd = Round.load(round_id, evidence)
         freeze(rnd)
         pass_preconditions(evidence, round_id)
+        order_units(rnd, ["strong-builder-r1"])
         record = run_unit(rnd, "strong-builder", check_order=False)
         yield name, rnd, record
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_support import agent_round, pass_preconditions
+from session_support import agent_round, order_units, pass_preconditions
 from toy_agent import NAME, VERSION, ToyAgent
 
 import harness.agents
@@ -37,6 +37,7 @@ def evidence(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setattr(records.tools, "tool_versions", lambda: {**installed, NAME: VERSION})  # setup
         freeze(Round.load(ROUND, ev))
         pass_preconditions(ev, ROUND)
+        order_units(Round.load(ROUND, ev), ["strong-builder-r1"])
         yield ev
 
 

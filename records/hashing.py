@@ -54,8 +54,13 @@ def tree_sha256(root: Path, excluded_dirs: Iterable[str] = TREE_EXCLUDED_DIRS) -
 
 def files_sha256(files: Iterable[Path], base: Path) -> str:
     """Hash of (path relative to `base`, content) of each file, in the given order."""
+    return named_files_sha256((path.relative_to(base).as_posix(), path) for path in files)
+
+
+def named_files_sha256(files: Iterable[tuple[str, Path]]) -> str:
+    """Hash of (name, content) of each (name, file), in the given order."""
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(f"{path.relative_to(base).as_posix()}\0".encode())
+    for name, path in files:
+        digest.update(f"{name}\0".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

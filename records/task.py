@@ -1,13 +1,18 @@
 """A task is a folder: `benchmark/tasks/<id>/` holds everything one benchmark task is.
 
     task.json               this record: id, version, title, calibration score, journeys, ...
-    prompt.md               the exact bytes every session receives
+    prompt.md               the exact bytes every session receives (task.json `prompt`)
     contract.md             the acceptance contract the prompt and the checks share
     starter/                the deliberately incomplete app every session starts from
+                            (task.json `starter`)
     reference/              the reference solution, an overlay on the starter (a `DELETE` list)
     mutants/<check>.patch   one mutant per check: the reference minus exactly that check
     variants/<name>.patch   legal variants of the reference that must keep full marks
     reference-screenshots/  images of the reference at the three widths
+
+task.json may name the prompt and the starter elsewhere, relative to the task folder: the
+atlas-rooms task keeps them at the paths the methodology cites, `benchmark/task-prompt.md` and
+`app-starter/`; a task that names neither keeps both in its own folder.
 
 A round file names its task (`"task": "<id>"`); round.json records the task's id and version
 beside the prompt's and starter's hashes. Modules never hold a task's paths as globals: they
@@ -16,6 +21,7 @@ ask `load_task(id)` (or the round's task) for them.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +59,11 @@ class TaskSpec(Frozen):
     )
     viewports: list[int] = Field(min_length=1, description="widths in px the checks judge")
     checks: str = Field(description="the Python package whose `CHECKS` tuple judges the task")
-    data: str = Field(description="the frozen data the checks compare with, in this folder")
+    data: str = Field(description="the frozen data the checks compare with, from this folder")
+    prompt: str = Field(
+        default="prompt.md", description="the prompt's path, relative to this folder"
+    )
+    starter: str = Field(default="starter", description="the starter's path, from this folder")
 
     @field_validator("id")
     @classmethod
@@ -86,9 +96,13 @@ class Task:
     def ref(self) -> TaskRef:
         return TaskRef(id=self.spec.id, version=self.spec.version, title=self.spec.title)
 
+    def _named(self, relative: str) -> Path:
+        """A path task.json names, relative to the folder, without `..` parts."""
+        return Path(os.path.normpath(self.folder / relative))
+
     @property
     def prompt(self) -> Path:
-        return self.folder / "prompt.md"
+        return self._named(self.spec.prompt)
 
     @property
     def contract(self) -> Path:
@@ -96,7 +110,7 @@ class Task:
 
     @property
     def starter(self) -> Path:
-        return self.folder / "starter"
+        return self._named(self.spec.starter)
 
     @property
     def reference(self) -> Path:
@@ -116,7 +130,7 @@ class Task:
 
     @property
     def data(self) -> Path:
-        return self.folder / self.spec.data
+        return self._named(self.spec.data)
 
 
 def task_folder(task_id: str, tasks_dir: Path) -> Path:
@@ -133,7 +147,8 @@ def load_task(task_id: str, tasks_dir: Path | None = None) -> Task:
     task = Task(folder=folder, spec=spec)
     for needed in (task.prompt, task.starter, task.data):
         if not needed.exists():
-            raise RecordError(f"{folder / TASK_FILE}: the task has no {needed.relative_to(folder)}")
+            named = os.path.relpath(needed, folder)
+            raise RecordError(f"{folder / TASK_FILE}: the task has no {named}")
     return task
 
 

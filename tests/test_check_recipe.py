@@ -6,10 +6,10 @@ records it in result.json, and the task is refused when its checks disagree with
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from task_support import copy_real_task
 
 from evaluator.check_set import CheckSetRefused, check_set, task_checks
 from evaluator.controls.materialize import materialize_reference
@@ -21,11 +21,8 @@ TESTS = Path(__file__).resolve().parent
 
 def toy_task(tmp_path: Path, **changes: object) -> Path:
     """A copy of the atlas-rooms task whose task.json names the toy checks package."""
-    real = load_task(DEFAULT_TASK)
     tasks = tmp_path / "tasks"
-    shutil.copytree(real.folder, tasks / DEFAULT_TASK,
-                    ignore=shutil.ignore_patterns("node_modules", "dist"))  # fmt: skip
-    spec = json.loads((real.folder / TASK_FILE).read_text())
+    spec = json.loads((copy_real_task(tasks) / TASK_FILE).read_text())
     passes = [("landmarks" if c == "semantics" else c) for c in spec["calibration_passes"]]
     spec.update({"checks": "toy_checks", "version": "1.0-toy", "calibration_passes": passes})
     spec.update(changes)

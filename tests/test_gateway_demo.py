@@ -36,7 +36,7 @@ def sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Simulator]:
     for rel in ("src/App.tsx", "src/pages/CataloguePage.tsx", "src/lib/filters.ts", "PROGRESS.md"):
         for base in (
             "benchmark/tasks/atlas-rooms/reference",
-            "benchmark/tasks/atlas-rooms/starter",
+            "app-starter",
         ):
             path = root / base / rel
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,7 @@ def sim() -> Iterator[Simulator]:
                "message": "Rate limit exceeded", "partial_text": "Work"}}]),
         script("lab-a/content-1", [{"tool_calls": [{"name": "write", "arguments": {
             "filePath": "{workdir}/package.json",
-            "content": {"content_from": "benchmark/tasks/atlas-rooms/starter/package.json"}}}]}]),
+            "content": {"content_from": "app-starter/package.json"}}}]}]),
     ]  # fmt: skip
     with loopback_only(), Simulator(scripts, generation_lag_seconds=3.0) as simulator:
         yield simulator
@@ -175,10 +175,7 @@ def test_content_from_reads_repo_files(sim: Simulator) -> None:
     messages, error = drive(sim.base_url, "lab-a/content-1", "go", workdir="/wt")
     assert error is None
     args = json.loads(messages[2]["tool_calls"][0]["function"]["arguments"])
-    assert (
-        args["content"]
-        == (REPO_ROOT / "benchmark/tasks/atlas-rooms/starter/package.json").read_text()
-    )
+    assert args["content"] == (REPO_ROOT / "app-starter/package.json").read_text()
 
 
 def test_probe_marker_and_flaky_probe() -> None:
@@ -221,10 +218,10 @@ def test_tree_globs_cover_top_level_files() -> None:
     from harness.gateway.simulator.turns import tree_files
     from records.simulator_scripts import TreeCalls
 
-    every = tree_files(TreeCalls(source="benchmark/tasks/atlas-rooms/starter/src"), REPO_ROOT)
+    every = tree_files(TreeCalls(source="app-starter/src"), REPO_ROOT)
     assert "main.tsx" in every and any("/" in f for f in every)
     some = TreeCalls(
-        source="benchmark/tasks/atlas-rooms/starter/src",
+        source="app-starter/src",
         include=["**/*.tsx"],
         exclude=["components/*"],
     )

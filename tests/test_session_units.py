@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 from session_support import demo_round, freeze_demo
+from task_support import copy_real_task
 
 import records.task
 from harness import order as run_order
@@ -189,8 +189,7 @@ def test_changed_prompt_means_invalid_and_no_session(
     evidence: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = load_task(DEFAULT_TASK)
-    copy = tmp_path / "tasks" / DEFAULT_TASK
-    shutil.copytree(real.folder, copy, ignore=shutil.ignore_patterns("node_modules", "dist"))
+    copy = copy_real_task(tmp_path / "tasks")
     (copy / "prompt.md").write_bytes(real.prompt.read_bytes() + b"one more line\n")
     monkeypatch.setattr(records.task, "TASKS_DIR", tmp_path / "tasks")
     record = run_unit(Round.load("showcase", evidence), "partial-builder", check_order=False)

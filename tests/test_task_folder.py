@@ -8,13 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from task_support import own_folder_spec
 
 import harness.freeze as freeze_stage
 from evaluator.browser import VIEWPORTS
 from evaluator.check_set import task_checks
+from records.hashing import file_sha256, tree_sha256
 from records.inputs import load_round, rounds_dir
 from records.io import RecordError
-from records.layout import round_paths
+from records.layout import REPO_ROOT, round_paths
 from records.round import Round
 from records.task import DEFAULT_TASK, TASK_FILE, load_task, task_ids
 
@@ -34,10 +36,10 @@ def copy_task(tmp_path: Path, edit: dict[str, object] | None = None) -> Path:
     real = load_task(DEFAULT_TASK)
     folder = tmp_path / DEFAULT_TASK
     folder.mkdir()
-    spec = json.loads((real.folder / TASK_FILE).read_text())
+    spec = own_folder_spec(real)
     (folder / TASK_FILE).write_text(json.dumps({**spec, **(edit or {})}))
     shutil.copy(real.prompt, folder / "prompt.md")
-    data = folder / real.data.relative_to(real.folder)
+    data = folder / str(spec["data"])
     data.parent.mkdir(parents=True)
     shutil.copy(real.data, data)
     return folder
@@ -95,3 +97,36 @@ def test_a_round_naming_an_unknown_task_is_refused_before_freezing(
     with pytest.raises(RecordError, match="no-such-task/task.json: file not found"):
         freeze_stage.freeze(Round.load("elsewhere", tmp_path / "evidence"))
     assert not (tmp_path / "evidence").exists()
+
+
+FROZEN_PROMPT_SHA256 = "0c8a3b0c3cfaa2878f9317ed0fc33b666213b1507ce2e0a784b2e02aa67d6d82"
+FROZEN_STARTER_TREE_SHA256 = "bc979c91f09ddf84d66f7fa0407d4f1b0c047cf1b5a49ac93bf8f8d10b848d1c"
+
+
+def test_the_seed_paths_are_the_atlas_rooms_prompt_and_starter_with_the_frozen_hashes() -> None:
+    """The methodology names `app-starter/` and `benchmark/task-prompt.md`: they are the task's
+    own starter and prompt (task.json names them), with the bytes every round froze."""
+    task = load_task(DEFAULT_TASK)
+    assert task.starter == REPO_ROOT / "app-starter"
+    assert task.prompt == REPO_ROOT / "benchmark" / "task-prompt.md"
+    assert (REPO_ROOT / "app-starter" / "package.json").is_file()
+    assert task.data == REPO_ROOT / "app-starter" / "src" / "data" / "venues.json"
+    assert file_sha256(task.prompt) == FROZEN_PROMPT_SHA256
+    assert tree_sha256(task.starter) == FROZEN_STARTER_TREE_SHA256
+    assert not (task.folder / "starter").exists() and not (task.folder / "prompt.md").exists()
+
+
+def test_a_task_naming_no_paths_keeps_its_prompt_and_starter_in_its_own_folder(
+    tmp_path: Path,
+) -> None:
+    folder = copy_task(tmp_path)
+    (folder / "starter").mkdir(exist_ok=True)
+    task = load_task(DEFAULT_TASK, tmp_path)
+    assert (task.prompt, task.starter) == (folder / "prompt.md", folder / "starter")
+    assert task.data.is_relative_to(folder / "starter")
+
+
+def test_a_task_json_naming_a_missing_starter_is_refused(tmp_path: Path) -> None:
+    copy_task(tmp_path, {"starter": "../elsewhere"})
+    with pytest.raises(RecordError, match="the task has no ../elsewhere"):
+        load_task(DEFAULT_TASK, tmp_path)

@@ -46,6 +46,7 @@ class RoundFacts:
     task_ref: str = ""  # "<id> <version>" as round.json names it ("" before round.json schema 3)
     differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
     arms: tuple[tuple[str, str], ...] = ()  # an intervention round: (agent, "Name version")
+    headline: str = ""  # leaderboard.json's claim (schema 7; "" before, or not scored yet)
 
     def agent_of(self, name: str) -> str:
         """The agent a unit ran (its product name and version) in an intervention round; the
@@ -149,7 +150,14 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         task_ref=f"{record.task.id} {record.task.version}" if record and record.task else "",
         differences=tuple(str(d) for d in evidence.settings.control_differences),
         arms=_arms(evidence),
+        headline=_headline(evidence),
     )
+
+
+def _headline(evidence: RoundEvidence) -> str:
+    board = evidence.leaderboard
+    claim = board.claim if board is not None else None
+    return claim.headline if claim is not None else ""
 
 
 def differences_sentence(facts: RoundFacts) -> str:

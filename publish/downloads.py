@@ -43,10 +43,14 @@ CSV_COLUMNS = (
     "evaluator_sha256",
     "billed_usd",
     "task",
+    "headline",
+    "rank_under_reviews",
 )
 """Five columns name the round on every row, so a copied file says where it came from; the
-bill beside the metered cost came after them, then the task (id and version) the round ran (new
-columns go last: positions stay)."""
+bill beside the metered cost came after them, then the task (id and version) the round ran, the
+board's headline claim (leaderboard.json `claim`) and each ranked unit's rank range with its
+reviews at either end of its reviewers' range (`review_stability`, a one-run round; e.g. `1-3`)
+(new columns go last: positions stay)."""
 
 
 def _cell(value: Any) -> str:
@@ -91,6 +95,8 @@ def row_values(row: Row, facts: RoundFacts) -> list[Any]:
         facts.evaluator_sha,
         row.billed_usd,
         facts.task_ref,
+        facts.headline,
+        row.rank_under_reviews,
     ]
 
 

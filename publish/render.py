@@ -62,7 +62,14 @@ from records.inputs import Candidate
 from records.io import RecordError, atomic_write_text
 from records.layout import BUILD_DIR, EVIDENCE_DIR, REPO_ROOT
 from records.round import Round
-from records.rubric import GATE_CAP, MAX_AUTOMATED, MAX_TOTAL, REVIEW_MAX, TIE_RULE
+from records.rubric import (
+    GATE_CAP,
+    MAX_AUTOMATED,
+    MAX_TOTAL,
+    REVIEW_MAX,
+    REVIEW_RANGES,
+    TIE_RULE,
+)
 from records.unit_ids import entrant_key
 
 SITE_SRC = REPO_ROOT / "site"
@@ -418,6 +425,8 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "max_total": MAX_TOTAL,
         "max_automated": MAX_AUTOMATED,
         "review_max": REVIEW_MAX,
+        "review_max_visual": REVIEW_RANGES["visual"],
+        "review_max_code": REVIEW_RANGES["code_quality"],
         "harness_max": HARNESS_MAX,
         "achievable": ACHIEVABLE_WITHOUT_REVIEW,
         "gate_cap": GATE_CAP,

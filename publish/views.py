@@ -14,6 +14,7 @@ from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import DIMENSIONS as RUBRIC
 from records.rubric import GATE_CAP, MAX_AUTOMATED
 from records.unit_ids import parse_unit
+from scoring import agent_label as agent_label  # re-exported: the pages name agents by it
 
 DIMENSIONS = tuple((d.id, d.title, int(d.points)) for d in RUBRIC)
 REVIEW_DIMENSIONS = tuple(d.id for d in RUBRIC if d.source == "review")
@@ -49,8 +50,6 @@ APART_LABELS = {
     "harness_failure": "harness failure",
     "evaluation_failed": "evaluator failure",
 }
-AGENT_LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex CLI"}
-"""Each agent's product name, as its adapter names it (harness/agents/*: `IDENTITY.names[0]`)."""
 REVIEW_WAIT = {
     "no_reviews": "pending",
     "awaiting_second_review": "awaiting a second review",
@@ -116,6 +115,7 @@ class Row:
     cost_gap_flagged: bool = False
     has_page: bool = True  # False: no evidence folder, so no unit page to link
     agent: str = ""  # an intervention round: the agent that ran the unit (its arm)
+    rank_under_reviews: str = ""  # best-worst rank over its reviewers' range ("" not checked)
 
     @property
     def name(self) -> str:
@@ -144,11 +144,6 @@ class Row:
     def reasons(self) -> list[str]:
         """Status and invalidity reasons, each said once."""
         return distinct([*self.status_reasons, *self.invalid_reasons])
-
-
-def agent_label(name: str) -> str:
-    """An agent's product name (`claude-code` → Claude Code); an unknown one as it is named."""
-    return AGENT_LABELS.get(name, name)
 
 
 def distinct(items: list[Any]) -> list[str]:
@@ -389,8 +384,21 @@ def row_from_leaderboard(data: LeaderboardRow, evidence: RoundEvidence) -> Row:
             billed_usd=data.billed_usd,
             cost_gap_flagged=data.cost_gap_flagged,
             agent=data.agent,
+            rank_under_reviews=_rank_under_reviews(data, evidence),
         )
     )
+
+
+def _rank_under_reviews(data: LeaderboardRow, evidence: RoundEvidence) -> str:
+    """The unit's best-worst rank with every unit's reviews at either end of its reviewers'
+    range (leaderboard.json `review_stability`, when it ranks units)."""
+    board = evidence.leaderboard
+    found = board.review_stability if board is not None else None
+    if found is None or found.level != "unit" or data.rank is None:
+        return ""
+    key = data.candidate_code or data.unit
+    mine = next((r for r in found.ranks if r.key == key), None)
+    return f"{mine.best_rank}-{mine.worst_rank}" if mine is not None else ""
 
 
 def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:

@@ -40,7 +40,14 @@ from records.rubric import TIE_RULE as UNIT_TIE_RULE
 from records.unit_ids import parse_unit, unit_id
 from scoring.advancement import Entry, rank
 from scoring.evidence import pending_replacements
-from scoring.uncertainty import mean_interval, paired_difference, tiers
+from scoring.uncertainty import (
+    INTERVAL_METHOD,
+    TOTAL_BOUNDS,
+    Interval,
+    mean_interval,
+    paired_difference,
+    tiers,
+)
 
 SCORED = ("ranked", "gate_failed")
 TIE_RULE = (
@@ -216,21 +223,28 @@ def aggregate(
             if len(k) > 1
         ],  # fmt: skip
         models=models,
+        interval_method=INTERVAL_METHOD,
         paired_differences=paired,
     )
 
 
 def uncertainty(models: list[ModelRow], ranked: list[ModelRow]) -> list[PairedDifference]:
-    """Set each model's t-interval (and each ranked model's tier) on its row; return the paired
-    differences of adjacent ranked models (`scoring/uncertainty.py`)."""
-    intervals = {m.model_key: mean_interval(m.totals) for m in models if m.totals}
+    """Set each model's bounded t-interval (and each ranked model's tier, in words too) on its
+    row; return the paired differences of adjacent ranked models (`scoring/uncertainty.py`)."""
+    intervals = {
+        m.model_key: mean_interval(m.totals, bounds=TOTAL_BOUNDS) for m in models if m.totals
+    }
     for m in models:
         if m.model_key in intervals:
             interval = intervals[m.model_key]
             m.interval_low, m.interval_high = _round(interval.low), _round(interval.high)
-    found_tiers = tiers({m.model_key: intervals[m.model_key] for m in ranked})
+            m.interval_clipped = interval.clipped
+    ranked_intervals = {m.model_key: intervals[m.model_key] for m in ranked}
+    found_tiers = tiers(ranked_intervals)
+    names = {m.model_key: m.display_name for m in ranked}
     for m in ranked:
         m.tier = found_tiers[m.model_key]
+        m.tier_note = tier_note(m.model_key, ranked_intervals, found_tiers, names)
     totals = {
         m.model_key: {x.repetition: x.total for x in m.repetitions if x.total is not None}
         for m in ranked
@@ -251,6 +265,44 @@ def uncertainty(models: list[ModelRow], ranked: list[ModelRow]) -> list[PairedDi
                 )
             )
     return found
+
+
+def tier_note(
+    key: str,
+    intervals: dict[str, Interval],
+    found_tiers: dict[str, int | None],
+    names: dict[str, str],
+) -> str:
+    """The tier of `key` in words: which models it shares the top tier with, which lie wholly
+    above it and which it cannot be told apart from (ranked order kept)."""
+    own = intervals[key]
+    if own.low is None or own.high is None:
+        return "no interval (fewer than two counted runs): no tier"
+    above, apart = [], []
+    for other, theirs in intervals.items():
+        if other == key or theirs.low is None or theirs.high is None:
+            continue
+        if theirs.low > own.high:
+            above.append(names[other])
+        elif not theirs.high < own.low:
+            apart.append(names[other])
+    if found_tiers[key] == 1:
+        top = [names[o] for o in intervals if o != key and found_tiers.get(o) == 1]
+        if (
+            not above
+            and not apart
+            and not any(o != key and i.high is not None for o, i in intervals.items())
+        ):
+            return "the only ranked model with an interval: no other to compare"
+        if not top:
+            return "alone in the top tier: every other model's interval lies wholly below"
+        return f"shares the top tier with {_join(top)}: these runs cannot tell them apart"
+    note = f"below {_join(above)} (their intervals lie wholly above)"
+    return note + (f"; cannot be told apart from {_join(apart)}" if apart else "")
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _round(value: float | None) -> float | None:

@@ -8,13 +8,15 @@ from records.evidence.scoring import Leaderboard
 from records.hashing import file_sha256
 from records.io import write_record
 from records.round import Round
-from scoring.aggregate import aggregate_round
+from scoring.aggregate import aggregate, aggregate_round
+from scoring.claims import claim
 from scoring.codes import assign_codes
-from scoring.evidence import RoundContext, load_context, load_units
+from scoring.evidence import RoundContext, load_context, load_units, pending_replacements
 from scoring.intervention import build_intervention
 from scoring.leaderboard import build_leaderboard
 from scoring.packets import build_round_packets
 from scoring.receipts import receive_reviews
+from scoring.review_stability import review_stability
 from scoring.sealing import apply_code_map, unseal
 
 
@@ -30,7 +32,9 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     units = load_units(ctx.paths)
     codes = assign_codes(ctx.paths, [u.unit for u in units if u.reviewable])
     reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
-    board = apply_code_map(build_leaderboard(ctx, units, codes, reviews), codes, ctx.paths)
+    board = build_leaderboard(ctx, units, codes, reviews)
+    add_claim(board, ctx.repetitions, ctx.arms, set(pending_replacements(ctx.paths)))
+    board = apply_code_map(board, codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
     if ctx.repetitions > 1 and not ctx.arms:  # a repeated round is also ranked by model
         write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
@@ -38,6 +42,22 @@ def score_context(ctx: RoundContext) -> Leaderboard:
         sha256 = file_sha256(ctx.paths.leaderboard)
         write_record(ctx.paths.intervention, build_intervention(board, list(ctx.arms), sha256))
     return board
+
+
+def add_claim(
+    board: Leaderboard,
+    repetitions: int,
+    arms: tuple[str, ...] = (),
+    pending: set[str] | None = None,
+) -> None:
+    """Set the board's headline claim and how sure its reviews are, from the same numbers the
+    model leaderboard and intervention.json are written from (built here in memory first;
+    `pending`: documented replacements not run yet)."""
+    repeated = repetitions > 1 and not arms
+    models = aggregate(board, repetitions, "", pending) if repeated else None
+    agents = build_intervention(board, list(arms), "") if arms else None
+    board.review_stability = review_stability(board, models, selects=not arms)
+    board.claim = claim(board, repetitions, arms, models, agents)
 
 
 def score_round(rnd: Round) -> Leaderboard:

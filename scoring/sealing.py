@@ -114,6 +114,8 @@ def apply_code_map(board: Leaderboard, codes: CodesRecord, paths: RoundPaths) ->
         pattern = re.compile("|".join(re.escape(c) for c in sorted(units, key=len, reverse=True)))
         data = _mask(data, pattern, units)
     sealed = Leaderboard.model_validate(data)
+    if sealed.review_stability is not None:  # each unit's review range would show its scores
+        sealed.review_stability.ranks = []
     sealed.code_map = CodeMap(
         sealed=True,
         reason="sealed until every scored row has complete reviews (or the operator unseals)",

@@ -8,6 +8,14 @@
 - Adjacent models in the ranking are compared on the repetitions both have, paired by
   repetition (the same frozen order position and the same day): the mean difference and its
   t-interval; the pair is separated when that interval lies wholly above zero.
+- Bounds: a t-interval is symmetric and knows nothing of the score's range, so with few runs it
+  can reach past it (a mean of 79 with a wide spread: 54.8 to 103.6 on a 100-point scale). Each
+  interval is cut at the bounds of what it measures (a total 0-100, a difference of two totals
+  -100 to 100) and marked `clipped`; no score beyond a bound is possible, so the cut part holds
+  no value the mean could take (`bounded`).
+- Planning: the repetitions a pair would need to separate, were its observed mean difference
+  and spread to hold (`repetitions_to_separate`), and the smallest difference a set of paired
+  runs could have told from zero (`smallest_detectable`: the interval's half-width).
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 LEVEL = 0.95
 
@@ -77,23 +85,72 @@ def t_quantile(p: float, df: int) -> float:
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean and its two-sided t-interval (low and high None below two values)."""
+    """A mean and its two-sided t-interval (low and high None below two values); `clipped` when
+    it was cut at the bounds of what it measures (`bounded`)."""
 
     mean: float
     low: float | None
     high: float | None
     n: int
+    clipped: bool = False
+    half_width: float | None = None
+    """The t-interval's half-width before any cut (None below two values)."""
 
 
-def mean_interval(values: Sequence[float], level: float = LEVEL) -> Interval:
-    """The mean of `values` with its t-interval at `level` (n − 1 degrees of freedom)."""
+TOTAL_BOUNDS = (0.0, 100.0)
+"""A 100-point total."""
+DIFFERENCE_BOUNDS = (-100.0, 100.0)
+"""One 100-point total minus another."""
+INTERVAL_METHOD = (
+    "two-sided 95% Student t-interval of the mean (n - 1 degrees of freedom), cut at the "
+    "bounds of what it measures (a total 0-100, a difference of two totals -100 to 100) and "
+    "marked clipped when cut: no score beyond a bound is possible"
+)
+
+
+def bounded(interval: Interval, bounds: tuple[float, float]) -> Interval:
+    """`interval` cut at `bounds` (low, high); `clipped` when it reached past either."""
+    if interval.low is None or interval.high is None:
+        return interval
+    low, high = max(interval.low, bounds[0]), min(interval.high, bounds[1])
+    if (low, high) == (interval.low, interval.high):
+        return interval
+    return replace(interval, low=low, high=high, clipped=True)
+
+
+def mean_interval(
+    values: Sequence[float], level: float = LEVEL, bounds: tuple[float, float] | None = None
+) -> Interval:
+    """The mean of `values` with its t-interval at `level` (n − 1 degrees of freedom), cut at
+    `bounds` when given."""
     if not values:
         raise ValueError("mean_interval needs at least one value")
     n, mean = len(values), statistics.fmean(values)
     if n < 2:
         return Interval(mean, None, None, n)
     half = t_quantile(0.5 + level / 2.0, n - 1) * statistics.stdev(values) / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, n)
+    found = Interval(mean, mean - half, mean + half, n, half_width=half)
+    return bounded(found, bounds) if bounds is not None else found
+
+
+def repetitions_to_separate(
+    differences: Sequence[float], level: float = LEVEL, most: int = 1000
+) -> int | None:
+    """A planning figure: the fewest paired runs whose t-interval would lie wholly off zero if
+    the observed mean difference and spread held (at least the two an interval needs). None when
+    no number would (no mean difference) or none can be estimated (fewer than two differences, or
+    no spread and no difference), or when it would take more than `most`."""
+    if len(differences) < 2:
+        return None
+    mean, spread = abs(statistics.fmean(differences)), statistics.stdev(differences)
+    if mean == 0:
+        return None
+    if spread == 0:
+        return 2
+    for n in range(2, most + 1):
+        if t_quantile(0.5 + level / 2.0, n - 1) * spread / math.sqrt(n) < mean:
+            return n
+    return None
 
 
 def tiers(intervals: Mapping[str, Interval]) -> dict[str, int | None]:
@@ -120,6 +177,7 @@ class PairedDifference:
     lower: str
     repetitions: list[int]
     difference: Interval
+    differences: list[float]
 
     @property
     def separated(self) -> bool:
@@ -135,4 +193,5 @@ def paired_difference(
     if not shared:
         return None
     differences = [totals[upper][r] - totals[lower][r] for r in shared]
-    return PairedDifference(upper, lower, shared, mean_interval(differences))
+    interval = mean_interval(differences, bounds=DIFFERENCE_BOUNDS)
+    return PairedDifference(upper, lower, shared, interval, differences)

@@ -1,13 +1,15 @@
-"""The site's screenshots in `docs/screenshots/` (not a test): the first screen of the leaderboard,
-of one unit page per unit status and of the longest transcript, on a phone (390x844) and a
-laptop (1440x900), in real Chromium (light scheme) inside a loopback-only network namespace.
+"""The site's screenshots in `docs/screenshots/` (not a test): the first screen of the leaderboard
+(its headline) and of its review-stability section, of one unit page per unit status and of the
+longest transcript, on a phone (390x844) and a laptop (1440x900), in real Chromium (light
+scheme) inside a loopback-only network namespace.
 
     .venv/bin/python scripts/site_screenshots.py SITE_DIR EVIDENCE_DIR [ROUND] [--out DIR]
 
 SITE_DIR is a built site (e.g. `build/site` after `./scripts/demo`), EVIDENCE_DIR the evidence
 it was built from (its leaderboard.json says each unit's status). An intervention round's site
 (`build/site` after `./scripts/demo-intervention`, ROUND demo-intervention) gives its leaderboard
-and its agents compared page instead. Images are 256-colour PNGs.
+and its agents compared page instead, a repeated round's (ROUND demo-round-1) its leaderboard as
+`round-1-*`. Images are 256-colour PNGs.
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ SCREENS = {"phone": (390, 844), "laptop": (1440, 900)}
 
 
 def pages(site: Path, board: Leaderboard) -> dict[str, str]:
-    """Screenshot name -> site path: the leaderboard, a unit of each status, a transcript; of an
-    intervention round, its leaderboard and its agents compared, named `intervention-*`."""
+    """Screenshot name -> site path: the leaderboard (its headline first, then how sure its
+    reviews are), a unit of each status, a transcript; of an intervention round, its leaderboard
+    and its agents compared, named `intervention-*`; of a repeated round, its leaderboard,
+    named `round-1-*`."""
+    stability = "leaderboard.html#review-stability"
     if any(row.agent for row in board.units):
         return {f"intervention-{name}": f"{name}.html" for name in ("leaderboard", "agents")}
-    chosen = {"leaderboard": "leaderboard.html"}
+    if any(row.repetition > 1 for row in board.units):
+        return {"round-1-leaderboard": "leaderboard.html", "round-1-reviews": stability}
+    chosen = {"leaderboard": "leaderboard.html", "leaderboard-reviews": stability}
     for row in board.units:
         name = f"unit-{row.status.replace('_', '-')}"
         if name not in chosen and (site / "units" / f"{row.unit}.html").is_file():

@@ -32,7 +32,7 @@ from records.io import read_record, write_record
 from records.layout import round_paths
 from records.round import Round
 from scoring.aggregate import aggregate_round
-from scoring.pipeline import unseal_round
+from scoring.pipeline import add_claim, unseal_round
 
 _BUILT: dict[Path, tuple[str, Path]] = {}
 
@@ -122,7 +122,8 @@ def shared_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Pa
 
 def copy_given(source: Path, evidence: Path) -> str:
     """Copy a finished demo round and the controls from `source` (the site build's own doit
-    state and the reviewer sheets stay behind)."""
+    state, the reviewer sheets and their receipts stay behind: in the copy no sheet has arrived,
+    so none was receipted and none is missing)."""
     round_id = "demo"
     if (
         not (source / round_id / "leaderboard.json").is_file()
@@ -139,7 +140,7 @@ def copy_given(source: Path, evidence: Path) -> str:
 
 
 def _ignored(folder: str, names: list[str]) -> list[str]:
-    return [n for n in names if n.startswith(".doit") or n == "reviews"]
+    return [n for n in names if n.startswith(".doit") or n in ("reviews", "review-receipts.json")]
 
 
 def copy_evidence(source: Path, target: Path) -> Path:
@@ -177,6 +178,7 @@ def add_repeated_round(round_id: str, evidence: Path) -> ModelLeaderboard:
                        "replacement_of": None}  # fmt: skip
             rows.append(by_unit[unit].model_copy(update=relabel))
     board = demo.model_copy(update={"round_id": REPEATED_ROUND, "units": rows, "code_map": None})
+    add_claim(board, 3)  # the headline a repeated round's scoring gives these rows
     paths = round_paths(REPEATED_ROUND, evidence)
     paths.root.mkdir(parents=True, exist_ok=True)
     write_record(paths.leaderboard, board)

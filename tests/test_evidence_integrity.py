@@ -12,6 +12,7 @@ and rank the intact round gives it. The intact round is scored once as the basel
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -419,3 +420,5 @@ def test_the_boards_page_names_what_was_not_counted_and_renders_without_the_lost
     assert f"<code>units/{unit}-x1/</code>" in page and "<code>reviews/carol.txt</code>" in page
     assert f"units/{unit}/evaluation/video.webm" in page  # the evidence-missing badge names it
     assert (docs / "units" / f"{unit}.md").is_file()
+    anchors = re.findall(r'id="([^"]+)"', page) + re.findall(r"\{ #([\w-]+) \}", page)
+    assert sorted(anchors) == sorted(set(anchors)), "an anchor named twice on the board's page"

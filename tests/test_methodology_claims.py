@@ -41,3 +41,30 @@ def test_inputs_and_tool_versions_are_described_as_enforced() -> None:
     assert "`node_version` and agent version are compared with the installed ones" in FLAT
     assert "No advancement is announced on provisional totals" in FLAT
     assert "the literal **2/3**" in FLAT
+
+
+def test_the_page_lists_the_claims_each_round_kind_may_make() -> None:
+    """The rules scoring applies (scoring/claims.py) are the ones the page states, word for word."""
+    from scoring import CLAIM_RULES
+
+    assert "## What each round may claim" in PAGE and "## How sure the reviews are" in PAGE
+    for shape, rule in CLAIM_RULES.items():
+        assert rule in FLAT, shape
+    assert "it plans a round, it is not a result" in FLAT
+
+
+def test_the_page_cites_the_seeds_paths_of_the_task_files() -> None:
+    assert (
+        "a clean copy of `app-starter/` and the exact bytes of `benchmark/task-prompt.md`" in FLAT
+    )
+    assert (REPO_ROOT / "app-starter" / "package.json").is_file()
+    assert (REPO_ROOT / "benchmark" / "task-prompt.md").is_file()
+
+
+def test_no_template_words_a_headline_itself() -> None:
+    """Every board headline is leaderboard.json's claim: no template says winner or champion."""
+    templates = REPO_ROOT / "site" / "templates"
+    for path in sorted(templates.glob("*.j2")):
+        text = path.read_text()
+        for word in ("Winner", "winner", "Champion:", "Top unit"):
+            assert word not in text, f"{path.name}: {word!r}"

@@ -452,14 +452,17 @@ def test_older_leaderboards_still_load(tmp_path: Path) -> None:
     make_unit(ctx, "strong-builder", evaluation=result())
     data = json.loads(score_context(ctx).model_dump_json())
     assert data["schema_version"] == 7 and data["round_kind"] == "demo"
+    assert data["claim"]["shape"] == "one_run"  # schema 7: the headline and its basis
     assert data["units"][0]["agent"] == ""  # a round of one agent names none
     assert data["units"][0]["evidence_check"] == "files_present"  # written without manifests
-    schema_6 = {k: v for k, v in data.items() if not k.startswith(("units_outside", "review_"))}
+    schema_7_only = ("claim", "units_outside", "review_")  # review_stability and the sheets
+    schema_6 = {k: v for k, v in data.items() if not k.startswith(schema_7_only)}
     schema_6 = {**schema_6, "schema_version": 6}
     for row in schema_6["units"]:
         del row["evidence_check"]
     older_6 = Leaderboard.model_validate(schema_6)
     assert (older_6.units_outside_order, older_6.review_sheets_missing) == ([], [])
+    assert (older_6.claim, older_6.review_stability) == (None, None)  # no claim is made up
     assert older_6.units[0].evidence_check is None  # not checked then, not guessed
     schema_5 = {**data, "schema_version": 5}
     for row in schema_5["units"]:

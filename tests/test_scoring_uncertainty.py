@@ -6,11 +6,18 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_scoring_aggregate import board
+from test_scoring_aggregate import board, row
 
 from records.evidence.scoring import ModelLeaderboard
 from scoring.aggregate import aggregate
-from scoring.uncertainty import Interval, mean_interval, paired_difference, t_quantile, tiers
+from scoring.uncertainty import (
+    TOTAL_BOUNDS,
+    Interval,
+    mean_interval,
+    paired_difference,
+    t_quantile,
+    tiers,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,14 +62,13 @@ def test_paired_differences_use_the_repetitions_both_have() -> None:
 
 def test_the_model_leaderboard_carries_intervals_tiers_and_paired_differences() -> None:
     ranked = aggregate(board(), 3, "0" * 64)
-    assert ranked.schema_version == 2 and ranked.interval_level == 0.95
+    assert ranked.schema_version == 3 and ranked.interval_level == 0.95
     models = {m.model_key: m for m in ranked.models}
-    alpha = models["alpha"]  # 80, 70, 90: s = 10
+    alpha = models["alpha"]  # 80, 70, 90: s = 10, so the t-interval reaches 104.8: cut at 100
     half = 4.302653 * 10 / math.sqrt(3)
-    assert (alpha.interval_low, alpha.interval_high) == (
-        pytest.approx(80 - half, abs=1e-5),
-        pytest.approx(80 + half, abs=1e-5),
-    )
+    assert (alpha.interval_low, alpha.interval_high) == (pytest.approx(80 - half, abs=1e-5), 100)
+    assert alpha.interval_clipped and not models["beta"].interval_clipped
+    assert "cut at the bounds" in ranked.interval_method
     assert (models["eta"].interval_low, models["eta"].interval_high) == (67.0, 67.0)  # no spread
     # three runs a model cannot separate these: every ranked model shares the first tier
     assert {m.model_key: m.tier for m in ranked.models if m.status == "ranked"} == dict.fromkeys(
@@ -76,13 +82,58 @@ def test_the_model_leaderboard_carries_intervals_tiers_and_paired_differences() 
     ]  # fmt: skip
 
 
+def test_no_interval_reaches_past_the_scores_range() -> None:
+    """A wide spread near a bound: the t-interval is cut at it and says so."""
+    high = mean_interval([99.0, 80.0, 100.0], bounds=TOTAL_BOUNDS)
+    assert high.high == 100.0 and high.clipped and high.low is not None and high.low < 80
+    assert high.half_width is not None and high.mean + high.half_width > 100  # before the cut
+    low = mean_interval([2.0, 30.0, 0.0], bounds=TOTAL_BOUNDS)
+    assert low.low == 0.0 and low.clipped
+    inside = mean_interval([50.0, 52.0, 54.0], bounds=TOTAL_BOUNDS)
+    assert not inside.clipped and inside == mean_interval([50.0, 52.0, 54.0])
+    wide = paired_difference("a", "b", {"a": {1: 100.0, 2: 0.0}, "b": {1: 0.0, 2: 100.0}})
+    assert wide is not None and (wide.difference.low, wide.difference.high) == (-100.0, 100.0)
+
+
+def test_each_tier_says_whom_it_shares_so_tier_1_below_tier_3_reads_right() -> None:
+    """Tiers 1, 2, 3, 1 down the ranking: the wide last model cannot be told from the leader."""
+    runs = {"aa": (90, 91, 89), "bb": (80, 81, 79), "dd": (70, 71, 69), "ww": (40, 95, 60)}
+    rows = [row(key, rep, total) for key, totals in runs.items()
+            for rep, total in enumerate(totals, start=1)]  # fmt: skip
+    models = aggregate(board().model_copy(update={"units": rows}), 3, "0" * 64).models
+    assert [(m.model_key, m.tier) for m in models] == [("aa", 1), ("bb", 2), ("dd", 3), ("ww", 1)]
+    notes = {m.model_key: m.tier_note for m in models}
+    assert notes["ww"] == "shares the top tier with Aa: these runs cannot tell them apart"
+    assert notes["aa"].startswith("shares the top tier with Ww")
+    assert (
+        notes["dd"]
+        == "below Aa and Bb (their intervals lie wholly above); cannot be told apart from Ww"
+    )
+    assert (
+        notes["bb"] == "below Aa (their intervals lie wholly above); cannot be told apart from Ww"
+    )
+    alone = aggregate(board().model_copy(update={"units": rows[:3]}), 3, "0" * 64).models
+    assert alone[0].tier_note == "the only ranked model with an interval: no other to compare"
+
+
+def test_a_schema_2_model_leaderboard_still_loads() -> None:
+    data = aggregate(board(), 3, "0" * 64).model_dump(mode="json")
+    data["schema_version"] = 2
+    data.pop("interval_method")
+    for model in data["models"]:
+        for key in ("interval_clipped", "tier_note"):
+            model.pop(key)
+    old = ModelLeaderboard.model_validate(data)
+    assert old.interval_method == "" and old.models[0].tier_note == ""
+
+
 def test_a_schema_1_model_leaderboard_still_loads() -> None:
     data = aggregate(board(), 3, "0" * 64).model_dump(mode="json")
     data["schema_version"] = 1
-    for key in ("interval_level", "paired_differences"):
+    for key in ("interval_level", "paired_differences", "interval_method"):
         data.pop(key)
     for model in data["models"]:
-        for key in ("interval_low", "interval_high", "tier"):
+        for key in ("interval_low", "interval_high", "tier", "interval_clipped", "tier_note"):
             model.pop(key)
     old = ModelLeaderboard.model_validate(data)
     assert old.paired_differences == [] and old.models[0].tier is None

@@ -146,6 +146,42 @@ def test_the_paired_difference_is_intervention_json(
         assert verdict == words.get(effect.separated, "no interval")
 
 
+def test_the_headline_says_what_the_round_can_detect(
+    built: Path, board: Leaderboard, compared: InterventionBoard
+) -> None:
+    """The leaderboard's headline is leaderboard.json's claim: per agent, no detectable
+    difference unless the interval lies off zero, with what the runs could have detected."""
+    claim = board.claim
+    assert claim is not None and (claim.shape, claim.kind) == ("intervention", "agents_compared")
+    html = text(built, "leaderboard.html")
+    standing = shown(html.split('id="standing"')[1].split("</div>")[0])
+    assert claim.headline in standing and "Champion" not in standing
+    assert 'href="#detectable"' in html.split('id="standing"')[1].split("</div>")[0]
+    detectable_section = shown(html.split('id="detectable"')[1].split("<h2")[0])
+    overall = [d for d in claim.differences if not d.model_key]
+    assert [d.agent for d in overall] == [e.agent for e in compared.effects]
+    for found, effect in zip(overall, compared.effects, strict=True):
+        words = {"above": "higher", "below": "lower", "overlaps": "no_detectable_difference"}
+        assert found.verdict == words.get(effect.separated, "not_measurable")
+        if found.verdict == "no_detectable_difference":
+            label = LABELS[effect.agent]
+            assert f"{label} against {LABELS[effect.baseline]}: no detectable difference" in (
+                claim.headline
+            )
+            assert found.smallest_detectable is not None and found.smallest_detectable >= 0
+            detectable = (
+                "could have detected a mean difference of about"
+                if found.smallest_detectable > 0
+                else "any non-zero mean difference would have been detected"  # no spread
+            )
+            assert detectable in detectable_section
+    per_model = {d.model_key for d in claim.differences if d.model_key}
+    assert per_model == {m.model_key for m in compared.models}  # every model, per agent
+    page = shown(text(built, "agents.html"))
+    for found in claim.differences:
+        assert " ".join(found.sentence[1:].split()) in page, found.sentence
+
+
 def test_routes_not_testable_with_an_agent_are_named_with_why(
     built: Path, board: Leaderboard, evidence: Path
 ) -> None:

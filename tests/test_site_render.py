@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from PIL import Image
 from site_fixture import copy_evidence, real_evidence
 
@@ -194,6 +195,20 @@ def test_leaderboard_is_a_decision_view(
     standing = html.split('id="standing"')[1].split("</div>")[0]  # before any table
     assert html.index('id="standing"') < html.index('id="leaderboard"') and "<table" not in standing
     assert ("provisional" in standing) == (board.standing != "final")
+    # the headline is leaderboard.json's claim, and a one-run board never says more
+    claim = board.claim
+    assert claim is not None and claim.shape == "one_run"
+    assert f"<b>{escape(claim.headline)}</b>" in standing
+    assert claim.headline.startswith(
+        "Leading this screen: "
+        if board.standing == "final"
+        else "Leading this screen (provisional)"
+    )
+    assert not re.search(
+        r"\b(winner|champion)\b", standing.lower().replace(claim.caveat.lower(), "")
+    )
+    if board.review_stability is not None:  # a board with reviews says how sure they are
+        assert "how sure the reviews are" in standing and 'id="review-stability"' in html
     frozen = read_record(round_paths(board.round_id, evidence[1]).round_json, RoundRecord)
     hashes = f"prompt {frozen.inputs.prompt_sha256[:8]}, starter"
     assert frozen.task is not None  # round.json names its task (schema 3)
@@ -328,6 +343,12 @@ def test_downloads(built: Path, board: Leaderboard) -> None:
     assert {(r["round_id"], r["round_kind"]) for r in rows} == {(board.round_id, "demo")}
     assert all(r["evaluator_sha256"] and r["agent"].startswith("OpenCode") for r in rows)
     assert {r["task"] for r in rows} == {"atlas-rooms 1.0"}  # the task and its version
+    assert board.claim is not None and {r["headline"] for r in rows} == {board.claim.headline}
+    stability = board.review_stability
+    ranks = {r.key: f"{r.best_rank}-{r.worst_rank}" for r in (stability.ranks if stability else [])}
+    for r in rows:  # each ranked unit's rank with every unit's reviews at either end
+        expected = ranks.get(r["candidate_code"] or r["unit"], "") if r["rank"] else ""
+        assert r["rank_under_reviews"] == expected, r["unit"]
     data = json.loads((built / "downloads" / "leaderboard.json").read_text())
     assert data["round_id"] == board.round_id and len(data["units"]) == len(board.units)
     assert data["round_kind"] == "demo" and len(data["versions"]["evaluator_sha256"]) == 64

@@ -290,6 +290,141 @@ class FrozenVersions(Record):
     scoring_sha256: str | None = None
 
 
+RoundShape = Literal["one_run", "repeated", "intervention"]
+ClaimKind = Literal[
+    "no_claim",
+    "leading_screen",
+    "provisional_leader",
+    "champion",
+    "no_single_champion",
+    "agents_compared",
+]
+
+
+class TopPair(Record):
+    """A repeated round's leader against its runner-up, paired repetition by repetition."""
+
+    upper: str = Field(description="model key of the leader")
+    lower: str = Field(description="model key of the runner-up")
+    repetitions: int = Field(description="the repetitions both have a total for")
+    mean_difference: float
+    low: float | None = Field(default=None, description="95% t-interval; None below two")
+    high: float | None = None
+    separated: bool = Field(description="the interval lies wholly above zero")
+    repetitions_to_separate: int | None = Field(
+        default=None,
+        description="planning figure: the fewest repetitions whose 95% interval would lie wholly "
+        "above zero if the observed mean difference and spread held; None when no number would "
+        "(no difference observed) or none can be estimated (no spread measured)",
+    )
+    planning_note: str = ""
+
+
+class DetectableDifference(Record):
+    """One agent against the baseline: per model (paired by repetition) or over the models
+    (paired by model), with what the round could have detected."""
+
+    model_key: str = Field(description="the model; empty: every paired model together")
+    display_name: str
+    agent: str
+    baseline: str
+    pairs: int = Field(description="repetitions (one model) or models (all) paired")
+    mean_difference: float | None = Field(default=None, description="agent minus baseline")
+    low: float | None = Field(default=None, description="95% t-interval, within -100..100")
+    high: float | None = None
+    verdict: Literal["higher", "lower", "no_detectable_difference", "not_measurable"]
+    smallest_detectable: float | None = Field(
+        default=None,
+        description="the interval's half-width: the smallest mean difference whose 95% interval "
+        "would lie wholly off zero at the observed spread",
+    )
+    sentence: str
+
+
+class Claim(Record):
+    """leaderboard.json's headline: what this round may claim, decided by one rule by round
+    shape (`scoring/claims.py`); the board, the CSV and the site show this and nothing
+    stronger."""
+
+    shape: RoundShape
+    kind: ClaimKind
+    headline: str = Field(description="the board's headline, e.g. 'Leading this screen: X'")
+    detail: str = Field(default="", description="the numbers the headline rests on, in words")
+    caveat: str = Field(default="", description="what the round cannot say, shown beside it")
+    rule: str = Field(description="the rule this round shape's headline follows")
+    final: bool = Field(description="the standing is final")
+    leader: str | None = Field(
+        default=None, description="the leading unit's candidate code or model key"
+    )
+    leader_name: str | None = None
+    top_tier: list[str] = Field(
+        default_factory=list, description="a repeated round: the model keys in tier 1"
+    )
+    advancing: list[str] = Field(
+        default_factory=list,
+        description="display names of the advancing set (projected while provisional)",
+    )
+    top_pair: TopPair | None = None
+    differences: list[DetectableDifference] = Field(default_factory=list)
+    basis: list[str] = Field(
+        default_factory=list, description="the evidence the claim rests on, e.g. file#field"
+    )
+
+
+class ReviewerAgreement(Record):
+    """How far the first two reviews of each code lie apart in one dimension, over the round."""
+
+    dimension: Literal["visual", "code_quality"]
+    max_points: float
+    codes_with_two: int = Field(description="codes with at least two reviews in it")
+    mean_first_gap: float | None = Field(
+        default=None, description="mean |first - second| of the first two received"
+    )
+    limit: float = Field(description="a gap above this asks for a third review")
+    third_reviews: int = Field(description="codes whose first two differed past the limit")
+
+
+class RankRange(Record):
+    """One ranked entry's place with every review at its reviewers' low or high end."""
+
+    key: str = Field(description="candidate code (unit level) or model key (model level)")
+    name: str
+    rank: int
+    best_rank: int = Field(description="its reviews at their highest, everyone else's lowest")
+    worst_rank: int = Field(description="its reviews at their lowest, everyone else's highest")
+    low_total: float
+    high_total: float
+    advances: bool | None = Field(
+        default=None, description="advances (or would) on the totals shown; None: no selection"
+    )
+    advances_at_best: bool | None = None
+    advances_at_worst: bool | None = None
+
+
+class ReviewStability(Record):
+    """How sure the reviews are: the reviewers' agreement, and the ranking recomputed with each
+    unit's review scores at the low and high ends of its reviewers' range
+    (`scoring/review_stability.py`)."""
+
+    level: Literal["unit", "model"] = Field(description="what the round ranks")
+    method: str
+    agreement: list[ReviewerAgreement]
+    codes_reviewed: int
+    third_reviews: int = Field(description="codes that needed a third reviewer (any dimension)")
+    leader_stable: bool | None = Field(
+        default=None, description="the leader leads at every end; None: nothing ranked"
+    )
+    advancing_stable: bool | None = Field(
+        default=None, description="the same set advances at every end; None: no selection"
+    )
+    depends: list[str] = Field(
+        default_factory=list,
+        description="keys whose place depends on which reviewer is believed",
+    )
+    ranks: list[RankRange] = Field(default_factory=list)
+    summary: str
+
+
 class Leaderboard(Root):
     """The round's result; rows are ranked units, then gate failures, then the rows listed apart.
 
@@ -315,7 +450,10 @@ class Leaderboard(Root):
     `review_sheets_missing` each sheet review-receipts.json lists that is gone or changed
     (the standing is provisional while any is) and `review_files_unrecognised` each file of
     `reviews/` that is no sheet; a row's `evidence_check` says how its evidence was verified.
-    Schema 1 to 6 files load with these empty (None).
+    Schema 7 also carries its headline claim and its basis (`claim`: what a round of its
+    shape may claim, `scoring/claims.py`) and how sure the reviews are (`review_stability`: the
+    reviewers' agreement and the ranking at each end of their range). Schema 1 to 6 files load
+    with all of these empty (None; a reader then makes no claim from the file).
     """
 
     schema_version: int = 7
@@ -360,6 +498,12 @@ class Leaderboard(Root):
         default_factory=list,
         description="schema 7: files in reviews/ that are no sheet (not .csv or .json): not read",
     )
+    claim: Claim | None = Field(
+        default=None, description="schema 7: the headline and its basis; None before"
+    )
+    review_stability: ReviewStability | None = Field(
+        default=None, description="schema 7: agreement and rank stability; None before"
+    )
 
 
 
@@ -391,12 +535,24 @@ class ModelRow(Record):
     totals: list[float] = Field(description="the counted repetitions' totals, by repetition")
     mean_total: float | None = None
     interval_low: float | None = Field(
-        default=None, description="the mean total's t-interval (n - 1 df); None below n = 2"
+        default=None,
+        description="the mean total's t-interval (n - 1 df) within the score's range 0-100; "
+        "None below n = 2",
     )
     interval_high: float | None = None
+    interval_clipped: bool = Field(
+        default=False,
+        description="schema 3: the t-interval reached past 0 or 100 and was cut at the bound "
+        "(scores cannot lie beyond it)",
+    )
     tier: int | None = Field(
         default=None,
         description="1 + how many ranked models' intervals lie wholly above this one's",
+    )
+    tier_note: str = Field(
+        default="",
+        description="schema 3: the tier in words, e.g. 'shares the top tier with A, B' or "
+        "'below A (interval wholly above); cannot be told apart from B'",
     )
     median_total: float | None = None
     min_total: float | None = None
@@ -443,10 +599,12 @@ class ModelLeaderboard(Root):
     Built from the round's leaderboard.json (cited with its SHA-256) alone; its standing is that
     board's standing, and no model advances while it is provisional. Schema 2 adds each model's
     t-interval and tier and the paired differences of adjacent ranked models
-    (`scoring/uncertainty.py`); schema 1 files load without them.
+    (`scoring/uncertainty.py`); schema 1 files load without them. Schema 3: intervals stay
+    within the score's range (`interval_method`, each row's `interval_clipped`) and each tier is
+    explained (`tier_note`); schema 2 files load with both empty.
     """
 
-    schema_version: int = 2
+    schema_version: int = 3
     round_id: str
     repetitions: int
     source: str = "leaderboard.json"
@@ -456,6 +614,9 @@ class ModelLeaderboard(Root):
     rules: ModelRules
     interval_level: float = Field(
         default=0.95, description="the two-sided level of every t-interval in this file"
+    )
+    interval_method: str = Field(
+        default="", description="schema 3: how the intervals are computed and bounded"
     )
     paired_differences: list[PairedDifference] = Field(
         default_factory=list, description="each ranked model against the one ranked below it"

@@ -11,8 +11,8 @@ A repeated source round (Round 1: three repetitions) advances by model: its
 `model-leaderboard.json` (`advancing`, model keys), the champion cohort a later intervention round
 runs on. It refuses while the source standing is provisional (reviews missing, replacement
 pending): the final list is empty until then. `--allow-provisional` uses the projected list
-instead and records that in the provenance. It never overwrites a cohort file whose candidates
-differ.
+instead and records that in the provenance. It never rewrites a cohort file: the same advancers
+leave it byte for byte as it is (the round froze its hash), different ones are refused.
 """
 
 from __future__ import annotations
@@ -158,6 +158,7 @@ def advance(
                 f"{out} already names {[c.key for c in existing.candidates]}; the leaderboard "
                 f"now advances {[c.key for c in candidates]}. A written cohort is never changed"
             )
+        return existing  # its bytes are frozen with the round; its provenance stays the first
     write_record(out, cohort)
     return cohort
 

@@ -64,8 +64,12 @@ def test_round_1_cohort_is_exactly_round_0s_final_advancers(tmp_path: Path) -> N
     assert provenance.source_cohort_sha256 == file_sha256(load_round("round-0").cohort_path)
     assert not provenance.allow_provisional
     assert (provenance.tag is None) == (provenance.tag_commit is None)
-    # advancing again with the same leaderboard is allowed; a different set is refused
-    advance("round-0", "round-1", evidence_dir=tmp_path / "evidence", out=out)
+    # advancing again from a re-scored board with the same advancers leaves the file as it is
+    # (a frozen round holds its hash); a different set is refused
+    written_bytes = out.read_bytes()
+    board.write_text(board.read_text().replace('"standing_reason": ""', '"standing_reason": " "'))
+    assert advance("round-0", "round-1", evidence_dir=tmp_path / "evidence", out=out) == written
+    assert out.read_bytes() == written_bytes
     write_board(tmp_path / "evidence", final=True)
     data = out.read_text().replace(f'"key": "{advancing[0]}"', '"key": "renamed"')
     out.write_text(data)

@@ -222,9 +222,31 @@ def _repeated_claim(board: Leaderboard, models: ModelLeaderboard | None) -> Clai
             f"No single champion: {top.display_name} and {runner.display_name} cannot be told apart"
         )
     plan = f"; {pair.planning_note}" if pair and not pair.separated else ""
-    base.detail = f"{top.display_name} leads with {mean}. {words}{plan}.{_moving(base, final)}"
+    base.detail = (
+        f"{top.display_name} leads with {mean}. {words}{plan}.{_overlapping(top, tier, runner)}"
+        f"{_moving(base, final)}"
+    )
     base.caveat = "The ranking inside the top tier is the tie rule's order, not a measured lead."
     return base
+
+
+def _interval(row: ModelRow) -> str:
+    return f"{points(row.interval_low or 0)}–{points(row.interval_high or 0)}"
+
+
+def _overlapping(top: ModelRow, tier: list[ModelRow], runner: ModelRow) -> str:
+    """Why the top tier is shared beyond the runner-up: the other tier-mates' intervals reach
+    the leader's (the tier rule), whatever the paired difference with the runner-up says."""
+    others = [m for m in tier if m is not top and m is not runner]
+    if not others:
+        return ""
+    spans = _names([f"{m.display_name} ({_interval(m)})" for m in others])
+    one = len(others) == 1
+    return (
+        f" The 95% interval{'' if one else 's'} of {spans} {'reaches' if one else 'reach'} "
+        f"{top.display_name}'s ({_interval(top)}): these runs cannot rank the leader above "
+        f"{'that model' if one else 'those models'}."
+    )
 
 
 def _moving(found: Claim, final: bool) -> str:

@@ -212,6 +212,35 @@ def test_overlapping_leaders_share_the_top_tier_with_a_planning_figure(tmp_path:
     assert models.schema_version == 3 and "cut at the bounds" in models.interval_method
 
 
+def test_a_wide_interval_below_the_runner_up_still_shares_the_top_tier(tmp_path: Path) -> None:
+    spread = ("catalogue-listing", "url-state", "no-overflow", "responsive-layout", "long-copy",
+              "media-fallback", "mobile-nav", "keyboard-focus", "dialog-focus", "semantics",
+              "reduced-motion", "axe")  # fmt: skip
+    board = repeated_round(
+        tmp_path,
+        {  # the pair as in the champion's round (separated); signer 0, 0, -44: ranked third
+            "strong-builder": [(), ("axe",), ("mobile-nav",)],
+            "partial-builder": [
+                ("url-state", "long-copy", "media-fallback"),
+                ("url-state", "long-copy", "axe", "mobile-nav"),
+                ("url-state", "media-fallback", "no-overflow"),
+            ],
+            "signer": [(), (), spread],
+        },
+    )
+    claim = board.claim
+    assert claim is not None and claim.kind == "no_single_champion"
+    assert claim.top_pair is not None and claim.top_pair.separated
+    assert claim.top_pair.lower == "partial-builder"
+    assert claim.top_tier == ["strong-builder", "signer"]
+    assert claim.headline == (
+        "No single champion: Northwind Builder 1 and Inkwell Signer 1 share the top tier"
+    )
+    # the detail says why, although the lead over the runner-up is wholly above zero
+    assert "wholly above zero. The 95% interval of Inkwell Signer 1 (" in claim.detail
+    assert "these runs cannot rank the leader above that model." in claim.detail
+
+
 def test_a_provisional_repeated_round_names_no_champion(tmp_path: Path) -> None:
     ctx = dataclasses.replace(make_round(tmp_path), repetitions=3)
     for key, per_rep in {"strong-builder": [(), (), ()], "partial-builder": [("axe",)] * 3}.items():

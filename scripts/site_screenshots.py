@@ -69,6 +69,7 @@ def shoot(site: Path, out: Path, chosen: dict[str, str]) -> None:
             page = context.new_page()
             for name, path in chosen.items():
                 page.goto(f"{server.url}/{path}", wait_until="load")
+                page.wait_for_timeout(600)  # the header's title swap after a jump to an anchor
                 target = out / f"{name}-{width}.png"
                 page.screenshot(path=str(target))
                 with Image.open(target) as image:

@@ -10,10 +10,11 @@ refuses the unit with what the operator should do: paid work may have begun.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree
+from harness.slot_plan import unit_slot
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
@@ -57,6 +59,7 @@ from records.io import read_record, write_record
 from records.layout import UnitPaths
 from records.manifest import write_session_manifest
 from records.round import Round
+from records.slots import SlotRecord
 from records.tools import copy_npm_cache
 
 
@@ -87,6 +90,7 @@ class _UnitRun:
     agent: Agent
     paths: UnitPaths
     frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
+    slot: SlotRecord | None = None  # the slot it runs in (None: recorded from the marker)
 
     @property
     def settings(self) -> RoundSettings:
@@ -160,6 +164,7 @@ def _record(
         gateway=gateway,
         ceilings=settings.ceilings,
         isolation=isolation,
+        slot=run.slot or marker.slot,
         validity=verdict.validity,
         invalid_reasons=verdict.reasons,
         failure_class=verdict.failure_class,
@@ -263,9 +268,14 @@ def run_unit(
     check_order: bool = True,
     wall_clock_seconds: float | None = None,
     outage_seconds: float | None = None,
+    slot: SlotRecord | None = None,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`
-    (`model_key` is the entrant's: `<model>-via-<agent>` in an intervention round)."""
+    (`model_key` is the entrant's: `<model>-via-<agent>` in an intervention round).
+
+    `slot`: the slot the caller already runs in (a parallel child, pinned at its start); without
+    it the unit takes one of the round's slots in this process and its thread is pinned to it
+    while the session runs (`harness.slot_plan.unit_slot`)."""
     require_round_tools(rnd)  # a paid session never runs on other tools than the round's
     settings, round_id = rnd.settings, rnd.id
     ceiling = settings.ceilings.wall_clock_seconds
@@ -300,12 +310,14 @@ def run_unit(
     except PreconditionFailed as exc:
         raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
-    with round_gateway(settings, repetition) as upstream:
-        return _execute(
-            run, isolated, upstream,
-            wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,
-            outage_seconds or settings.ceilings.outage_seconds,
-        )  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        slotted = replace(run, slot=slot or stack.enter_context(unit_slot(settings)))
+        with round_gateway(settings, repetition) as upstream:
+            return _execute(
+                slotted, isolated, upstream,
+                wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,
+                outage_seconds or settings.ceilings.outage_seconds,
+            )  # fmt: skip
 
 
 def _execute(
@@ -326,7 +338,11 @@ def _execute(
     # the marker knows the prompt's hash and the isolation from its first write: a crash at any
     # later point records what was measured, never "None" or a sandbox it did not use
     marker = new_marker(unit, scratch, worktree).model_copy(
-        update={"prompt_sha256": hashlib.sha256(prompt).hexdigest(), "isolated": isolated}
+        update={
+            "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+            "isolated": isolated,
+            "slot": run.slot,
+        }
     )
     paths.root.mkdir(parents=True, exist_ok=True)
     write_marker(paths, marker)

@@ -195,3 +195,20 @@ def evaluation_slot(settings: RoundSettings) -> Iterator[Slot | None]:
         return
     with pool_for(settings).take() as slot, pinned(slot.cpus):
         yield slot
+
+
+def round_plan(settings: RoundSettings, units: int, budget_usd: float) -> str:
+    """What the round will take, printed before any spending: its units, its slots on this
+    machine (refused with `SlotsRefused` when they do not fit), the longest wall time the
+    ceilings allow (every unit at the session ceiling, `max_parallel_sessions` at once) and
+    the budget."""
+    count = settings.max_parallel_sessions
+    plan_slots(settings, count)
+    ceiling = settings.ceilings.wall_clock_minutes
+    waves = -(-units // count)
+    hours = waves * ceiling / 60
+    return (
+        f"plan: {units} unit(s), {count} at once in slots of {settings.slot_shape.describe()} "
+        f"on {this_machine().hostname}; at most {hours:g} h of sessions ({waves} wave(s) at the "
+        f"{ceiling:g}-minute ceiling; evaluations beside them); budget at most ${budget_usd:.2f}"
+    )

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from harness.gateway.client import OpenRouterClient
 from harness.session.upstream import Upstream, round_gateway
+from harness.slot_plan import SlotsRefused, round_plan
 from records.evidence.gateway import KeyCheck, MaxSpend
 from records.inputs import Cohort, RoundSettings
 from records.io import move_to_history, read_record, write_record
@@ -95,6 +96,8 @@ def check_spend(rnd: Round, upstream: Upstream | None = None) -> KeyCheck:
         print(f"spend: the earlier key check is kept in {kept}")
     write_record(paths.key_check, record)
     print(record.message)
+    units = len(cohort.candidates) * len(settings.arms) * settings.repetitions
+    print(round_plan(settings, units, record.max_spend.total_usd))
     if record.verdict == "refused":
         raise SpendRefused(record.message)
     return record
@@ -116,7 +119,7 @@ def spend_stage(rnd: Round) -> int:
     """The doit stage: 0 when the key covers the round, 1 (with the reason printed) when not."""
     try:
         check_spend(rnd)
-    except SpendRefused as exc:
+    except (SpendRefused, SlotsRefused) as exc:
         print(f"spend: {exc}", file=sys.stderr)
         return 1
     return 0

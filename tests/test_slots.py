@@ -20,6 +20,7 @@ from harness.slot_plan import (
     max_slots,
     pinned,
     plan_slots,
+    round_plan,
     this_machine,
 )
 from publish.slots import how_run
@@ -128,3 +129,15 @@ def test_the_round_page_says_how_it_ran() -> None:
     assert "1 of 1 sessions recorded their slot" in text and this_machine().hostname in text
     real = how_run(settings("round-0"), [session()])
     assert "2 CPUs, 8 GiB" in real and "recorded no slot" in real and "not comparable" not in real
+
+
+def test_the_plan_before_spending_names_units_slots_wall_time_and_budget() -> None:
+    text = round_plan(settings("round-0"), 8, 80.0)
+    assert "8 unit(s), 1 at once in slots of 2 CPUs, 8 GiB" in text
+    assert "at most 4 h of sessions (8 wave(s) at the 30-minute ceiling" in text
+    assert text.endswith("budget at most $80.00")
+    four = settings("showcase", max_parallel_sessions=4)
+    assert "at most 1.5 h of sessions (3 wave(s)" in round_plan(four, 12, 1.0)
+    if len(machine_cpus()) < 8:
+        with pytest.raises(SlotsRefused, match="max_parallel_sessions"):
+            round_plan(settings("round-0", max_parallel_sessions=4), 8, 80.0)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from harness.session.evidence import MarkerUnreadable, read_marker
 from harness.slot_plan import Slot, SlotPool, SlotsRefused, pool_for
+from records.evidence.gateway import KeyCheck
+from records.io import read_record
 from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths
 from records.round import Round
 from records.unit_ids import UnitId
@@ -189,15 +191,28 @@ def scheduled(rnd: Round) -> list[Scheduled]:
     return [Scheduled.of(unit) for unit in rnd.units()]
 
 
+def sessions_at_once(rnd: Round) -> int:
+    """The sessions the round runs at once: as the spend stage derived them (key-check.json),
+    else the round file's `max_parallel_sessions`."""
+    path = rnd.paths.key_check
+    if path.exists():
+        check = read_record(path, KeyCheck)
+        if check.parallel is not None:
+            return check.parallel.sessions
+    return rnd.settings.max_parallel_sessions
+
+
 def run_round(rnd: Round, max_parallel: int | None = None) -> bool:
     """Every outstanding unit of the round, `max_parallel_sessions` at once; True when all
     children ended cleanly."""
     settings = rnd.settings
-    limit = max_parallel or settings.max_parallel_sessions
-    if settings.kind == "real" and limit != settings.max_parallel_sessions:
+    at_once = sessions_at_once(rnd)
+    limit = max_parallel or at_once
+    if settings.kind == "real" and limit != at_once:
         raise ParallelRefused(
-            f"round {rnd.id!r} is real: it runs {settings.max_parallel_sessions} at once as its "
-            "round file says (max_parallel_sessions, frozen), not -n"
+            f"round {rnd.id!r} is real: it runs {at_once} at once (key-check.json's `parallel`, "
+            "derived from the bound its round file sets, this machine's slots and the key's rate "
+            "limit; without a key check, as its round file says), not -n"
         )
     schedule = run_parallel(rnd, scheduled(rnd), limit, pool=pool_for(settings, limit))
     return all(x.returncode == 0 for x in schedule.launches)

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from records.evidence.gateway import ParallelDerivation
 from records.inputs import RoundSettings, round_settings_path
 from records.slots import GIB, Machine, SlotRecord, SlotShape
 
@@ -119,6 +120,7 @@ class SlotPool:
 
     def __init__(self, shape: SlotShape, slots: list[Slot]) -> None:
         self.shape = shape
+        self.size = len(slots)
         self._free = list(slots)
         self._ready = threading.Condition()
 
@@ -148,19 +150,21 @@ class SlotPool:
             self.release(slot)
 
 
-_POOLS: dict[tuple[str, int], SlotPool] = {}
+_POOLS: dict[str, SlotPool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
 def pool_for(settings: RoundSettings, count: int | None = None) -> SlotPool:
-    """The one pool of this round's `count` slots (default `max_parallel_sessions`) in this
-    process: the parallel scheduler, a serial unit and the evaluations draw from it."""
-    count = count or settings.max_parallel_sessions
-    key = (settings.round_id, count)
+    """The pool of this round's slots in this process: the parallel scheduler, a serial unit and
+    the evaluations draw from the same one. The first caller fixes its size (`count`, default
+    `max_parallel_sessions`); a later caller naming another size gets a new pool of that size."""
     with _POOLS_LOCK:
-        if key not in _POOLS:
-            _POOLS[key] = SlotPool(settings.slot_shape, plan_slots(settings, count))
-        return _POOLS[key]
+        pool = _POOLS.get(settings.round_id)
+        if pool is None or (count is not None and count != pool.size):
+            size = count or settings.max_parallel_sessions
+            pool = SlotPool(settings.slot_shape, plan_slots(settings, size))
+            _POOLS[settings.round_id] = pool
+        return pool
 
 
 @contextlib.contextmanager
@@ -197,12 +201,14 @@ def evaluation_slot(settings: RoundSettings) -> Iterator[Slot | None]:
         yield slot
 
 
-def round_plan(settings: RoundSettings, units: int, budget_usd: float) -> str:
+def round_plan(
+    settings: RoundSettings, units: int, budget_usd: float, sessions: int | None = None
+) -> str:
     """What the round will take, printed before any spending: its units, its slots on this
     machine (refused with `SlotsRefused` when they do not fit), the longest wall time the
     ceilings allow (every unit at the session ceiling, `max_parallel_sessions` at once) and
-    the budget."""
-    count = settings.max_parallel_sessions
+    the budget. `sessions`: at once, as derived (default: the round file's bound)."""
+    count = sessions or settings.max_parallel_sessions
     plan_slots(settings, count)
     ceiling = settings.ceilings.wall_clock_minutes
     waves = -(-units // count)
@@ -212,3 +218,53 @@ def round_plan(settings: RoundSettings, units: int, budget_usd: float) -> str:
         f"on {this_machine().hostname}; at most {hours:g} h of sessions ({waves} wave(s) at the "
         f"{ceiling:g}-minute ceiling; evaluations beside them); budget at most ${budget_usd:.2f}"
     )
+
+
+REQUESTS_PER_SESSION_SECOND = 1.0
+"""A session's most requests per second: the agent waits for each answer before its next step,
+and one answer (a streamed turn) takes a second or more."""
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def interval_seconds(interval: str | None) -> float | None:
+    """ "10s", "1m", "2h" in seconds (None: not given or not understood)."""
+    if not interval or interval[-1] not in _UNITS:
+        return None
+    try:
+        return float(interval[:-1]) * _UNITS[interval[-1]]
+    except ValueError:
+        return None
+
+
+def derive_parallel(
+    settings: RoundSettings,
+    requests: int | None,
+    interval: str | None,
+    cpus: list[int] | None = None,
+    memory: int | None = None,
+) -> ParallelDerivation:
+    """Sessions at once: the least of the round file's bound (`max_parallel_sessions`), the slots
+    of its shape this machine holds, and the sessions the key's rate limit (`requests` per
+    `interval`, from `GET /key`) allows at `REQUESTS_PER_SESSION_SECOND` each."""
+    bound = settings.max_parallel_sessions
+    shape = settings.slot_shape
+    machine = max_slots(shape, cpus, memory) if shape.pinned else bound
+    seconds = interval_seconds(interval)
+    by_rate = None
+    if requests is not None and requests > 0 and seconds:
+        by_rate = max(1, int(requests / seconds / REQUESTS_PER_SESSION_SECOND))
+    sessions = max(1, min(x for x in (bound, machine, by_rate) if x is not None))
+    rate = (
+        f"the key's rate limit ({requests} requests per {interval}) allows {by_rate}"
+        if by_rate is not None
+        else f"the key states no rate limit (requests {requests}, interval {interval})"
+    )
+    basis = (
+        f"{sessions} at once: the round file allows {bound}, this machine holds {machine} "
+        f"slot(s) of {shape.describe()}, {rate}"
+    )
+    return ParallelDerivation(
+        round_bound=bound, machine_slots=machine, rate_limit_requests=requests,
+        rate_limit_interval_seconds=seconds, rate_limit_sessions=by_rate, sessions=sessions,
+        basis=basis,
+    )  # fmt: skip

@@ -12,10 +12,13 @@ import pytest
 from pydantic import ValidationError
 from scoring_support import session
 
+from harness.session.sandbox import bwrap_available
 from harness.slot_plan import (
     Slot,
     SlotPool,
     SlotsRefused,
+    derive_parallel,
+    interval_seconds,
     machine_cpus,
     max_slots,
     pinned,
@@ -28,6 +31,7 @@ from records.evidence.session import SessionRecord
 from records.inputs import RoundSettings, load_round, rounds_dir
 from records.io import read_record, write_json, write_record
 from records.slots import GIB, REAL_SLOT, SHARED_SLOT, SlotShape
+from sandbox import SandboxSpec, run_sandboxed
 
 TWO_CPUS, MEMORY = [0, 1], 24 * GIB
 
@@ -141,3 +145,26 @@ def test_the_plan_before_spending_names_units_slots_wall_time_and_budget() -> No
     if len(machine_cpus()) < 8:
         with pytest.raises(SlotsRefused, match="max_parallel_sessions"):
             round_plan(settings("round-0", max_parallel_sessions=4), 8, 80.0)
+
+
+def test_the_sandbox_inherits_the_slots_cpus() -> None:
+    if len(machine_cpus()) < 2 or not bwrap_available():
+        pytest.skip("needs two CPUs and bubblewrap")
+    cpu = machine_cpus()[-1]
+    spec = SandboxSpec(argv=["grep", "Cpus_allowed_list", "/proc/self/status"], timeout=60)
+    with pinned((cpu,)):
+        inside = run_sandboxed(spec)
+    assert inside.ok and inside.stdout.split()[-1] == str(cpu), inside.describe()
+
+
+def test_sessions_at_once_are_derived_from_the_bound_the_machine_and_the_rate_limit() -> None:
+    eight = [0, 1, 2, 3, 4, 5, 6, 7]
+    bounded = settings("round-0", max_parallel_sessions=4)
+    live = derive_parallel(bounded, -1, "10s", eight, 64 * GIB)  # live /key: -1, deprecated
+    assert (live.machine_slots, live.rate_limit_sessions, live.sessions) == (4, None, 4)
+    assert "states no rate limit" in live.basis
+    slow = derive_parallel(bounded, 20, "10s", eight, 64 * GIB)
+    assert (slow.rate_limit_sessions, slow.sessions) == (2, 2) and "allows 2" in slow.basis
+    here = derive_parallel(bounded, -1, "10s", TWO_CPUS, MEMORY)  # one 2-CPU slot on two CPUs
+    assert here.sessions == 1 and "this machine holds 1 slot(s)" in here.basis
+    assert interval_seconds("1m") == 60 and interval_seconds("soon") is None

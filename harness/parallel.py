@@ -225,7 +225,7 @@ def _one(args: argparse.Namespace) -> int:
 
     rnd = Round.load(args.round, args.evidence)
     unit = rnd.entrant(args.model).unit(args.repetition)
-    if not args.replacement:
+    if not args.replacement and not args.order_checked:
         require_started_before(rnd.paths, rnd.order().order, unit)
     slot = None
     if args.slot is not None:
@@ -256,6 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--replacement", type=int, default=0)
     one.add_argument("--slot", type=int, default=None, help="the slot's index")
     one.add_argument("--cpus", default="", help="the slot's CPUs, comma-separated (empty: shared)")
+    one.add_argument(
+        "--order-checked",
+        action="store_true",
+        help="a cluster worker: the coordinator keeps the frozen start order (harness/cluster.py)",
+    )
     for sub in (run, one):
         sub.add_argument("--evidence", type=Path, default=EVIDENCE_DIR)
     args = parser.parse_args(argv)

@@ -410,3 +410,32 @@ def _finish_without_session(
 
 def read_session(rnd: Round, unit: str) -> SessionRecord:
     return read_record(rnd.unit(unit).session, SessionRecord)
+
+
+def record_lost(
+    rnd: Round, model_key: str, repetition: int, *, replacement: int = 0, why: str
+) -> SessionRecord:
+    """The unit ran elsewhere and its runner was lost with the machine (a cluster worker that died
+    mid-session): record a harness failure, never a model failure, from what the coordinator
+    knows. Refuses a unit already recorded."""
+    entrant = rnd.entrant(model_key)
+    agent = agent_for(entrant.agent, f"round {rnd.id!r}")
+    unit = entrant.unit(repetition, replacement)
+    paths = rnd.unit(unit)
+    if paths.session.exists():
+        raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
+    run = _UnitRun(
+        rnd, entrant.candidate, unit, repetition, agent, paths, frozen_hashes(rnd),
+    )  # fmt: skip
+    replacing = replacement_record(paths).replaced_unit if replacement else None
+    lost = Path(tempfile.gettempdir()) / f"siteos-lost-{unit}"  # nothing of it is on this host
+    marker = new_marker(unit, lost, lost / "wt")
+    paths.root.mkdir(parents=True, exist_ok=True)
+    write_session_manifest(paths)
+    record = _record(
+        run, marker=marker, stop="crashed", exit_code=None, elapsed=0.0,
+        isolation=Isolation(level="unsandboxed", details=["lost with its worker: not recorded"]),
+        outcome=None, harness_error=why, replacement_of=replacing,
+    )  # fmt: skip
+    write_record(paths.session, record)
+    return record

@@ -249,8 +249,14 @@ def _kill_one_and_replace(address: str, workers: list[Path], evidence: Path) -> 
     assert not outcomes[LOST].installed and "lost" in outcomes[LOST].lost
     paths = round_paths("showcase", evidence)
     lost = read_record(paths.unit(LOST).session, SessionRecord)
-    assert (lost.failure_class, lost.stop_status, lost.validity) == ("harness", "crashed", "valid")
+    # as a runner killed on this machine: a harness failure, not scored, never the model's
+    assert (lost.failure_class, lost.stop_status, lost.validity) == (
+        "harness",
+        "crashed",
+        "invalid",
+    )
     assert "cluster worker was lost" in lost.failure_detail
+    assert any(r.startswith("harness failure (not a model failure)") for r in lost.invalid_reasons)
     for unit in UNITS:
         if unit != LOST:
             done = read_record(paths.unit(unit).session, SessionRecord)

@@ -15,6 +15,7 @@ from publish.banner import KIND_LABELS
 from publish.slots import how_run
 from publish.sources import RoundEvidence
 from records import fixed_controls
+from records.evidence.gateway import KeyCheck
 from records.evidence.scoring import Leaderboard, LeaderboardRow, ModelLeaderboard
 from records.evidence.session import SessionRecord
 from records.inputs import RoundSettings, load_round, round_settings_path
@@ -41,11 +42,13 @@ class RoundSummary:
     current: bool  # the round this site is built for
     source: Path  # its leaderboard.json (named by errors about it)
     sessions: tuple[SessionRecord | None, ...] = ()  # its units' session records
+    key_check: KeyCheck | None = None  # the spend stage's record (sessions at once, derived)
 
     @property
     def how_run(self) -> str:
-        """Slots, shape and machines (`publish.slots.how_run`)."""
-        return how_run(self.settings, self.sessions)
+        """Sessions at once, slots, shape and machines (`publish.slots.how_run`)."""
+        derived = self.key_check.parallel if self.key_check is not None else None
+        return how_run(self.settings, self.sessions, derived)
 
     @property
     def kind(self) -> str:
@@ -150,6 +153,8 @@ def load_rounds(current: RoundEvidence) -> list[RoundSummary]:
     """The site's own round first (even before it is scored), then every other round with a
     leaderboard.json beside it in the evidence folder, by round id."""
     evidence_dir = current.paths.root.parent
+    path = current.paths.key_check
+    own_key_check = read_record(path, KeyCheck) if path.exists() else None
     own = RoundSummary(
         current.round_id,
         current.settings,
@@ -158,6 +163,7 @@ def load_rounds(current: RoundEvidence) -> list[RoundSummary]:
         True,
         current.paths.leaderboard,
         tuple(unit.session for unit in current.units.values()),
+        own_key_check,
     )
     others = [
         other_round(round_paths(folder.name, evidence_dir))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from records.evidence.gateway import ParallelDerivation
 from records.evidence.session import SessionRecord
 from records.inputs import RoundSettings
 from records.slots import Machine, SlotRecord
@@ -13,14 +14,22 @@ def _machine(m: Machine) -> str:
     return f"{m.hostname} ({m.cpu_model}, {m.cpu_count} CPUs, {m.memory_gib:g} GiB)"
 
 
-def how_run(settings: RoundSettings, sessions: Iterable[SessionRecord | None]) -> str:
-    """One paragraph: the planned slots and shape, what the sessions recorded, the machines."""
+def how_run(
+    settings: RoundSettings,
+    sessions: Iterable[SessionRecord | None],
+    derived: ParallelDerivation | None = None,
+) -> str:
+    """One paragraph: the sessions at once (as the spend stage derived them, when it did), the
+    slots' shape, what the sessions recorded, the machines."""
     shape = settings.slot_shape
-    parallel = settings.max_parallel_sessions
+    parallel = derived.sessions if derived is not None else settings.max_parallel_sessions
     text = (
         f"up to {parallel} session{'s' if parallel != 1 else ''} at once, each in a slot of "
         f"{shape.describe()}"
     )
+    if derived is not None:
+        text += f" (derived before spending: {derived.basis})"
+    sessions = list(sessions)
     slots: list[SlotRecord] = [s.slot for s in sessions if s is not None and s.slot is not None]
     recorded = [s for s in sessions if s is not None]
     if slots:

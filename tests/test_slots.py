@@ -168,3 +168,10 @@ def test_sessions_at_once_are_derived_from_the_bound_the_machine_and_the_rate_li
     here = derive_parallel(bounded, -1, "10s", TWO_CPUS, MEMORY)  # one 2-CPU slot on two CPUs
     assert here.sessions == 1 and "this machine holds 1 slot(s)" in here.basis
     assert interval_seconds("1m") == 60 and interval_seconds("soon") is None
+
+
+def test_the_round_page_gives_the_derivation_when_the_spend_stage_made_one() -> None:
+    bounded = settings("round-0", max_parallel_sessions=4)
+    derived = derive_parallel(bounded, 20, "10s", [0, 1, 2, 3, 4, 5, 6, 7], 64 * GIB)
+    text = how_run(bounded, [], derived)
+    assert text.startswith("up to 2 sessions at once") and "allows 2" in text

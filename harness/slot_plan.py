@@ -259,10 +259,12 @@ def derive_parallel(
         if by_rate is not None
         else f"the key states no rate limit (requests {requests}, interval {interval})"
     )
-    basis = (
-        f"{sessions} at once: the round file allows {bound}, this machine holds {machine} "
-        f"slot(s) of {shape.describe()}, {rate}"
+    room = (
+        f"this machine holds {machine} slot(s) of {shape.describe()}"
+        if shape.pinned
+        else f"its slots ({shape.describe()}) share this machine's CPUs"
     )
+    basis = f"{sessions} at once: the round file allows {bound}, {room}, {rate}"
     return ParallelDerivation(
         round_bound=bound, machine_slots=machine, rate_limit_requests=requests,
         rate_limit_interval_seconds=seconds, rate_limit_sessions=by_rate, sessions=sessions,

@@ -74,5 +74,6 @@ class SlotRecord(Record):
         return bool(self.cpus)
 
     def describe(self) -> str:
-        where = f"CPUs {','.join(map(str, self.cpus))}" if self.cpus else "shared CPUs"
-        return f"slot {self.index} ({self.shape.describe()}; {where})"
+        if not self.cpus:
+            return f"slot {self.index} ({self.shape.describe()})"
+        return f"slot {self.index} ({self.shape.describe()}; CPUs {','.join(map(str, self.cpus))})"

@@ -175,3 +175,12 @@ def test_the_round_page_gives_the_derivation_when_the_spend_stage_made_one() -> 
     derived = derive_parallel(bounded, 20, "10s", [0, 1, 2, 3, 4, 5, 6, 7], 64 * GIB)
     text = how_run(bounded, [], derived)
     assert text.startswith("up to 2 sessions at once") and "allows 2" in text
+
+
+def test_an_unpinned_rounds_derivation_and_slot_say_so() -> None:
+    shared = derive_parallel(settings("showcase", max_parallel_sessions=4), -1, "10s")
+    assert shared.sessions == 4 and "share this machine's CPUs" in shared.basis
+    record = Slot(2, ()).record(SHARED_SLOT, this_machine())
+    assert record.describe() == "slot 2 (shared CPUs (unpinned), 8 GiB)"
+    pinned_record = Slot(1, (2, 3)).record(REAL_SLOT, this_machine())
+    assert pinned_record.describe() == "slot 1 (2 CPUs, 8 GiB; CPUs 2,3)"

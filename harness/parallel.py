@@ -12,6 +12,11 @@ marker, as for a serial run.
 Order: unit k+1 is launched only once unit k has *started* (its `.running` marker or session.json
 exists, or its child has ended), and only while fewer than N children run. A child refuses to
 start when an earlier unit of the frozen order has not started (`require_started_before`).
+
+Slots: each child gets a free slot of the round's pool (`harness.slot_plan`, planned from the
+round's `slot` shape: the plan refuses more slots than the machine holds) and pins itself to the
+slot's CPUs before anything else runs, so its proxy, sandbox and agent inherit them; the slot is
+free again when the child ends. session.json records it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.session.evidence import MarkerUnreadable, read_marker
+from harness.slot_plan import Slot, SlotPool, SlotsRefused, pool_for
+from records.evidence.gateway import KeyCheck
+from records.io import read_record
 from records.layout import EVIDENCE_DIR, REPO_ROOT, RoundPaths
 from records.round import Round
 from records.unit_ids import UnitId
@@ -59,6 +67,7 @@ class Launch:
     returncode: int | None = None
     worktree: str | None = None  # from the unit's `.running` marker, once it started
     runner_pid: int | None = None
+    slot: Slot | None = None
 
 
 @dataclass
@@ -98,15 +107,18 @@ def require_started_before(paths: RoundPaths, order: list[str], unit: str) -> No
             )
 
 
-def child_command(rnd: Round, item: Scheduled) -> list[str]:
-    return [
+def child_command(rnd: Round, item: Scheduled, slot: Slot | None = None) -> list[str]:
+    command = [
         sys.executable, "-m", "harness.parallel", "one", rnd.id, item.key,
         str(item.repetition), "--replacement", str(item.replacement),
         "--evidence", str(rnd.evidence_dir),
     ]  # fmt: skip
+    if slot is not None:
+        command += ["--slot", str(slot.index), "--cpus", ",".join(map(str, slot.cpus))]
+    return command
 
 
-def _reap(running: list[Launch]) -> list[Launch]:
+def _reap(running: list[Launch], pool: SlotPool | None = None) -> list[Launch]:
     alive = []
     for launch in running:
         code = launch.process.poll()
@@ -114,6 +126,9 @@ def _reap(running: list[Launch]) -> list[Launch]:
             alive.append(launch)
         else:
             launch.ended, launch.returncode = time.monotonic(), code
+            if pool is not None and launch.slot is not None:
+                pool.release(launch.slot)
+                launch.slot = None
     return alive
 
 
@@ -123,22 +138,26 @@ def run_parallel(
     max_parallel: int,
     poll_seconds: float = 0.1,
     log: bool = True,
+    pool: SlotPool | None = None,
 ) -> Schedule:
-    """Launch every not-yet-recorded unit in order, at most `max_parallel` at once; wait for all."""
+    """Launch every not-yet-recorded unit in order, at most `max_parallel` at once, each in a free
+    slot of `pool` (default: the round's pool of `max_parallel` slots); wait for all."""
     if max_parallel < 1:
         raise ValueError("max_parallel must be at least 1")
+    pool = pool or pool_for(rnd.settings, max_parallel)
     paths = rnd.paths
     schedule = Schedule()
     running: list[Launch] = []
     for item in units:
         if paths.unit(item.unit).session.exists():
             continue
-        while len(running := _reap(running)) >= max_parallel:
+        while len(running := _reap(running, pool)) >= max_parallel:
             time.sleep(poll_seconds)
+        slot = _free_slot(pool, running, poll_seconds)
         process = subprocess.Popen(  # its own process group: a kill of one spares the others
-            child_command(rnd, item), cwd=REPO_ROOT, start_new_session=True
+            child_command(rnd, item, slot), cwd=REPO_ROOT, start_new_session=True
         )
-        launch = Launch(item.unit, process, time.monotonic())
+        launch = Launch(item.unit, process, time.monotonic(), slot=slot)
         schedule.launches.append(launch)
         running.append(launch)
         while not started(paths, item.unit) and process.poll() is None:
@@ -151,11 +170,20 @@ def run_parallel(
         if marker is not None:
             launch.worktree, launch.runner_pid = marker.worktree, marker.runner_pid
         if log:
-            names = ", ".join(x.unit for x in _reap(running)) or "none"
-            print(f"[parallel {rnd.id}] started {item.unit}; running: {names}", flush=True)
-    while running := _reap(running):
+            names = ", ".join(x.unit for x in _reap(running, pool)) or "none"
+            print(f"[parallel {rnd.id}] started {item.unit} in slot {slot.index}; running: {names}",
+                  flush=True)  # fmt: skip
+    while running := _reap(running, pool):
         time.sleep(poll_seconds)
     return schedule
+
+
+def _free_slot(pool: SlotPool, running: list[Launch], poll_seconds: float) -> Slot:
+    """A free slot of `pool`, reaping ended children meanwhile (an evaluation may hold one)."""
+    while (slot := pool.try_acquire()) is None:
+        running[:] = _reap(running, pool)
+        time.sleep(poll_seconds)
+    return slot
 
 
 def scheduled(rnd: Round) -> list[Scheduled]:
@@ -163,29 +191,53 @@ def scheduled(rnd: Round) -> list[Scheduled]:
     return [Scheduled.of(unit) for unit in rnd.units()]
 
 
+def sessions_at_once(rnd: Round) -> int:
+    """The sessions the round runs at once: as the spend stage derived them (key-check.json),
+    else the round file's `max_parallel_sessions`."""
+    path = rnd.paths.key_check
+    if path.exists():
+        check = read_record(path, KeyCheck)
+        if check.parallel is not None:
+            return check.parallel.sessions
+    return rnd.settings.max_parallel_sessions
+
+
 def run_round(rnd: Round, max_parallel: int | None = None) -> bool:
     """Every outstanding unit of the round, `max_parallel_sessions` at once; True when all
     children ended cleanly."""
     settings = rnd.settings
-    limit = max_parallel or settings.max_parallel_sessions
-    if settings.kind == "real" and limit != settings.max_parallel_sessions:
+    at_once = sessions_at_once(rnd)
+    limit = max_parallel or at_once
+    if settings.kind == "real" and limit != at_once:
         raise ParallelRefused(
-            f"round {rnd.id!r} is real: it runs {settings.max_parallel_sessions} at once as its "
-            "round file says (max_parallel_sessions, frozen), not -n"
+            f"round {rnd.id!r} is real: it runs {at_once} at once (key-check.json's `parallel`, "
+            "derived from the bound its round file sets, this machine's slots and the key's rate "
+            "limit; without a key check, as its round file says), not -n"
         )
-    schedule = run_parallel(rnd, scheduled(rnd), limit)
+    schedule = run_parallel(rnd, scheduled(rnd), limit, pool=pool_for(settings, limit))
     return all(x.returncode == 0 for x in schedule.launches)
 
 
 def _one(args: argparse.Namespace) -> int:
+    from harness.slot_plan import this_machine
     from harness.unit import run_unit
+    from records.slots import SlotRecord
 
     rnd = Round.load(args.round, args.evidence)
     unit = rnd.entrant(args.model).unit(args.repetition)
-    if not args.replacement:
+    if not args.replacement and not args.order_checked:
         require_started_before(rnd.paths, rnd.order().order, unit)
+    slot = None
+    if args.slot is not None:
+        cpus = [int(c) for c in args.cpus.split(",") if c]
+        if cpus:  # before any thread starts: everything this process runs inherits it
+            os.sched_setaffinity(0, cpus)
+        slot = SlotRecord(
+            shape=rnd.settings.slot_shape, index=args.slot, cpus=cpus, machine=this_machine()
+        )
     record = run_unit(
         rnd, args.model, args.repetition, replacement=args.replacement, check_order=False,
+        slot=slot,
     )  # fmt: skip
     print(f"{record.unit}: {record.stop_status}/{record.validity}", flush=True)
     return 0
@@ -202,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("model")
     one.add_argument("repetition", type=int)
     one.add_argument("--replacement", type=int, default=0)
+    one.add_argument("--slot", type=int, default=None, help="the slot's index")
+    one.add_argument("--cpus", default="", help="the slot's CPUs, comma-separated (empty: shared)")
+    one.add_argument(
+        "--order-checked",
+        action="store_true",
+        help="a cluster worker: the coordinator keeps the frozen start order (harness/cluster.py)",
+    )
     for sub in (run, one):
         sub.add_argument("--evidence", type=Path, default=EVIDENCE_DIR)
     args = parser.parse_args(argv)
@@ -209,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "one":
             return _one(args)
         return 0 if run_round(Round.load(args.round, args.evidence), args.n) else 1
-    except ParallelRefused as exc:
+    except (ParallelRefused, SlotsRefused) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
 

@@ -8,6 +8,10 @@ An earlier key-check.json is moved to `history/<utc-stamp>/` first, never overwr
 every unit at its budget ceiling (the proxy's hard budget holds each to it) plus one `max_tokens`
 reservation at the cohort's highest completion price (OpenRouter reserves that before calling a
 provider and answers 402 when the key cannot cover it). A key with no limit passes.
+
+The same check derives how many sessions the round runs at once (`harness.slot_plan.
+derive_parallel`: the round file's bound, this machine's slots, the key's rate limit), records
+the derivation in key-check.json (`parallel`) and prints the round's plan before any spending.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-from harness.gateway.client import OpenRouterClient
+from harness.gateway.client import KeyRateLimit, OpenRouterClient
 from harness.session.upstream import Upstream, round_gateway
+from harness.slot_plan import SlotsRefused, derive_parallel, round_plan
 from records.evidence.gateway import KeyCheck, MaxSpend
 from records.inputs import Cohort, RoundSettings
 from records.io import move_to_history, read_record, write_record
@@ -51,6 +56,8 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
         key = client.key_info()
         prices = [m.pricing.per_token("completion") for m in client.list_models() if m.id in routes]
     plan = max_spend(settings, cohort, prices)
+    rate = key.rate_limit or KeyRateLimit()
+    parallel = derive_parallel(settings, rate.requests, rate.interval)
     remaining = key.limit_remaining
     if key.limit is None and remaining is None:
         verdict = "ok"
@@ -78,6 +85,7 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
         max_spend=plan,
         verdict=verdict,  # type: ignore[arg-type]
         message=message,
+        parallel=parallel,
     )
 
 
@@ -95,6 +103,9 @@ def check_spend(rnd: Round, upstream: Upstream | None = None) -> KeyCheck:
         print(f"spend: the earlier key check is kept in {kept}")
     write_record(paths.key_check, record)
     print(record.message)
+    units = len(cohort.candidates) * len(settings.arms) * settings.repetitions
+    sessions = record.parallel.sessions if record.parallel else None
+    print(round_plan(settings, units, record.max_spend.total_usd, sessions))
     if record.verdict == "refused":
         raise SpendRefused(record.message)
     return record
@@ -116,7 +127,7 @@ def spend_stage(rnd: Round) -> int:
     """The doit stage: 0 when the key covers the round, 1 (with the reason printed) when not."""
     try:
         check_spend(rnd)
-    except SpendRefused as exc:
+    except (SpendRefused, SlotsRefused) as exc:
         print(f"spend: {exc}", file=sys.stderr)
         return 1
     return 0

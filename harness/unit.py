@@ -10,10 +10,11 @@ refuses the unit with what the operator should do: paid work may have begun.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from harness.session.run import SessionOutcome, run_session
 from harness.session.sandbox import isolation_for, require_isolation
 from harness.session.upstream import Upstream, round_gateway
 from harness.session.worktree import create_worktree
+from harness.slot_plan import unit_slot
 from records.evidence.gateway import summarize
 from records.evidence.round import RoundRecord
 from records.evidence.session import (
@@ -57,6 +59,7 @@ from records.io import read_record, write_record
 from records.layout import UnitPaths
 from records.manifest import write_session_manifest
 from records.round import Round
+from records.slots import SlotRecord
 from records.tools import copy_npm_cache
 
 
@@ -87,6 +90,7 @@ class _UnitRun:
     agent: Agent
     paths: UnitPaths
     frozen: tuple[str, str]  # (prompt sha256, starter tree sha256) from round.json
+    slot: SlotRecord | None = None  # the slot it runs in (None: recorded from the marker)
 
     @property
     def settings(self) -> RoundSettings:
@@ -160,6 +164,7 @@ def _record(
         gateway=gateway,
         ceilings=settings.ceilings,
         isolation=isolation,
+        slot=run.slot or marker.slot,
         validity=verdict.validity,
         invalid_reasons=verdict.reasons,
         failure_class=verdict.failure_class,
@@ -263,9 +268,14 @@ def run_unit(
     check_order: bool = True,
     wall_clock_seconds: float | None = None,
     outage_seconds: float | None = None,
+    slot: SlotRecord | None = None,
 ) -> SessionRecord:
     """Run (or, after a crash, record) the unit `<model_key>-r<repetition>[-x<replacement>]`
-    (`model_key` is the entrant's: `<model>-via-<agent>` in an intervention round)."""
+    (`model_key` is the entrant's: `<model>-via-<agent>` in an intervention round).
+
+    `slot`: the slot the caller already runs in (a parallel child, pinned at its start); without
+    it the unit takes one of the round's slots in this process and its thread is pinned to it
+    while the session runs (`harness.slot_plan.unit_slot`)."""
     require_round_tools(rnd)  # a paid session never runs on other tools than the round's
     settings, round_id = rnd.settings, rnd.id
     ceiling = settings.ceilings.wall_clock_seconds
@@ -300,12 +310,14 @@ def run_unit(
     except PreconditionFailed as exc:
         raise UnitRefused(str(exc)) from exc
     isolated = require_isolation(paid=settings.gateway.kind == "openrouter")
-    with round_gateway(settings, repetition) as upstream:
-        return _execute(
-            run, isolated, upstream,
-            wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,
-            outage_seconds or settings.ceilings.outage_seconds,
-        )  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        slotted = replace(run, slot=slot or stack.enter_context(unit_slot(settings)))
+        with round_gateway(settings, repetition) as upstream:
+            return _execute(
+                slotted, isolated, upstream,
+                wall_clock_seconds or settings.ceilings.wall_clock_seconds, replacing,
+                outage_seconds or settings.ceilings.outage_seconds,
+            )  # fmt: skip
 
 
 def _execute(
@@ -326,7 +338,11 @@ def _execute(
     # the marker knows the prompt's hash and the isolation from its first write: a crash at any
     # later point records what was measured, never "None" or a sandbox it did not use
     marker = new_marker(unit, scratch, worktree).model_copy(
-        update={"prompt_sha256": hashlib.sha256(prompt).hexdigest(), "isolated": isolated}
+        update={
+            "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+            "isolated": isolated,
+            "slot": run.slot,
+        }
     )
     paths.root.mkdir(parents=True, exist_ok=True)
     write_marker(paths, marker)
@@ -394,3 +410,32 @@ def _finish_without_session(
 
 def read_session(rnd: Round, unit: str) -> SessionRecord:
     return read_record(rnd.unit(unit).session, SessionRecord)
+
+
+def record_lost(
+    rnd: Round, model_key: str, repetition: int, *, replacement: int = 0, why: str
+) -> SessionRecord:
+    """The unit ran elsewhere and its runner was lost with the machine (a cluster worker that died
+    mid-session): record a harness failure, never a model failure, from what the coordinator
+    knows. Refuses a unit already recorded."""
+    entrant = rnd.entrant(model_key)
+    agent = agent_for(entrant.agent, f"round {rnd.id!r}")
+    unit = entrant.unit(repetition, replacement)
+    paths = rnd.unit(unit)
+    if paths.session.exists():
+        raise UnitRefused(f"{paths.session} exists: a recorded unit is never run or written again")
+    run = _UnitRun(
+        rnd, entrant.candidate, unit, repetition, agent, paths, frozen_hashes(rnd),
+    )  # fmt: skip
+    replacing = replacement_record(paths).replaced_unit if replacement else None
+    lost = Path(tempfile.gettempdir()) / f"siteos-lost-{unit}"  # nothing of it is on this host
+    marker = new_marker(unit, lost, lost / "wt")
+    paths.root.mkdir(parents=True, exist_ok=True)
+    write_session_manifest(paths)
+    record = _record(
+        run, marker=marker, stop="crashed", exit_code=None, elapsed=0.0,
+        isolation=Isolation(level="unsandboxed", details=["lost with its worker: not recorded"]),
+        outcome=None, harness_error=why, replacement_of=replacing,
+    )  # fmt: skip
+    write_record(paths.session, record)
+    return record

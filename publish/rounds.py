@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from publish.banner import KIND_LABELS
+from publish.slots import how_run
 from publish.sources import RoundEvidence
 from records import fixed_controls
+from records.evidence.gateway import KeyCheck
 from records.evidence.scoring import Leaderboard, LeaderboardRow, ModelLeaderboard
+from records.evidence.session import SessionRecord
 from records.inputs import RoundSettings, load_round, round_settings_path
 from records.io import RecordError, read_record
 from records.layout import RoundPaths, round_paths
@@ -38,6 +41,14 @@ class RoundSummary:
     model_leaderboard: ModelLeaderboard | None
     current: bool  # the round this site is built for
     source: Path  # its leaderboard.json (named by errors about it)
+    sessions: tuple[SessionRecord | None, ...] = ()  # its units' session records
+    key_check: KeyCheck | None = None  # the spend stage's record (sessions at once, derived)
+
+    @property
+    def how_run(self) -> str:
+        """Sessions at once, slots, shape and machines (`publish.slots.how_run`)."""
+        derived = self.key_check.parallel if self.key_check is not None else None
+        return how_run(self.settings, self.sessions, derived)
 
     @property
     def kind(self) -> str:
@@ -131,13 +142,19 @@ def other_round(paths: RoundPaths) -> RoundSummary:
     if paths.model_leaderboard.exists():
         models = read_record(paths.model_leaderboard, ModelLeaderboard)
         _same_round(paths.model_leaderboard, models.round_id, paths.round_id)
-    return RoundSummary(paths.round_id, settings, board, models, False, paths.leaderboard)
+    sessions = tuple(
+        read_record(path, SessionRecord) if (path := paths.unit(unit).session).exists() else None
+        for unit in paths.unit_folders()
+    )
+    return RoundSummary(paths.round_id, settings, board, models, False, paths.leaderboard, sessions)
 
 
 def load_rounds(current: RoundEvidence) -> list[RoundSummary]:
     """The site's own round first (even before it is scored), then every other round with a
     leaderboard.json beside it in the evidence folder, by round id."""
     evidence_dir = current.paths.root.parent
+    path = current.paths.key_check
+    own_key_check = read_record(path, KeyCheck) if path.exists() else None
     own = RoundSummary(
         current.round_id,
         current.settings,
@@ -145,6 +162,8 @@ def load_rounds(current: RoundEvidence) -> list[RoundSummary]:
         current.model_leaderboard,
         True,
         current.paths.leaderboard,
+        tuple(unit.session for unit in current.units.values()),
+        own_key_check,
     )
     others = [
         other_round(round_paths(folder.name, evidence_dir))

@@ -17,6 +17,7 @@ from records.evidence.agent import AgentInfo
 from records.fixed_controls import ControlDifference
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
+from records.slots import REAL_SLOT, SHARED_SLOT, SlotShape
 from records.task import DEFAULT_TASK, Task, load_task
 
 ROUTE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._:-]*$")
@@ -300,6 +301,11 @@ class RoundSettings(Frozen):
         description="scored sessions at once, started in frozen order (harness/parallel.py); "
         "real rounds keep 1 unless the gateway's rate limits allow more",
     )
+    slot: SlotShape | None = Field(
+        default=None,
+        description="the shape of the slot every unit runs in (records/slots.py); None: a real "
+        "round's 2 pinned CPUs and 8 GiB, a simulated round's shared CPUs and 8 GiB",
+    )
     repetition_scripts: dict[str, dict[int, str]] = Field(
         default_factory=dict,
         description="simulated rounds only: candidate key -> repetition -> scripted-model file "
@@ -351,6 +357,22 @@ class RoundSettings(Frozen):
             raise ValueError(
                 f"agent: {self.agent.name} {self.agent.version} is not the baseline, the first of "
                 f"agents ({self.agents[0].name} {self.agents[0].version})"
+            )
+        return self
+
+    @property
+    def slot_shape(self) -> SlotShape:
+        """The slot every unit runs in: the file's `slot`, or the default for the round's kind."""
+        if self.slot is not None:
+            return self.slot
+        return REAL_SLOT if self.kind == "real" else SHARED_SLOT
+
+    @model_validator(mode="after")
+    def _real_round_is_pinned(self) -> RoundSettings:
+        if self.kind == "real" and not self.slot_shape.pinned:
+            raise ValueError(
+                "slot.pinned: a real round's units run on CPUs of their own (pinned true); only a "
+                "demo or rehearsal round may share them"
             )
         return self
 

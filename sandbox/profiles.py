@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from records.tools import NODE_BIN_DIR
@@ -116,6 +117,17 @@ SESSION_LIMITS = Limits(
     open_files=8192,
 )
 SESSION_TMP_SIZE = 1 * GiB
+
+
+def session_limits(memory: int) -> Limits:
+    """`SESSION_LIMITS` with the slot's memory budget (bytes) as the resident total of all the
+    sandbox's processes, and as the per-process cap when that is smaller."""
+    per_process = SESSION_LIMITS.memory
+    return replace(
+        SESSION_LIMITS,
+        resident_total=memory,
+        memory=min(per_process, memory) if per_process is not None else None,
+    )
 
 
 def write_session_identity(folder: Path) -> Path:

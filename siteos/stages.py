@@ -73,9 +73,12 @@ def unit(rnd: Round, model_key: str, repetition: int, replacement: int) -> objec
 
 
 def evaluate_unit(rnd: Round, unit: str) -> object:
+    """Evaluate in a slot of the round's own (a pinned round: CPUs no session holds meanwhile)."""
     from evaluator.unit_evaluation import evaluate_unit
+    from harness.slot_plan import evaluation_slot
 
-    return evaluate_unit(rnd, unit)
+    with evaluation_slot(rnd.settings):
+        return evaluate_unit(rnd, unit)
 
 
 def packets(rnd: Round) -> object:

@@ -322,3 +322,6 @@ def test_the_key_check_against_the_rounds_maximum_spend(limit: float | None, ver
         plan.probes_usd + plan.units_usd + plan.reservation_usd
     )
     assert (check.verdict, check.limit_usd) == (verdict, limit)
+    # the sessions at once, derived from /key's rate limit (the simulator's is live's: -1, 10s)
+    assert check.parallel is not None and check.parallel.rate_limit_requests == -1
+    assert check.parallel.sessions == settings.max_parallel_sessions == check.parallel.round_bound

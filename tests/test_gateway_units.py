@@ -20,7 +20,7 @@ from publish.views import fmt_cost
 from records.evidence.agent import AgentTrace
 from records.evidence.gateway import KeyCheck
 from records.inputs import load_round
-from records.io import read_record
+from records.io import read_record, write_json
 from records.layout import round_paths
 from records.round import Round
 from records.tools import OPENCODE
@@ -106,6 +106,11 @@ def test_a_low_credit_key_refuses_the_round_before_any_spending(
     assert "$20.00 of credit left" in str(refused.value)
     check = read_record(round_paths("showcase", evidence).key_check, KeyCheck)
     assert check.verdict == "refused" and check.limit_remaining_usd == 20.0
+    assert check.schema_version == 2 and check.parallel is not None
+    legacy = check.model_dump(mode="json", exclude={"parallel"}) | {"schema_version": 1}
+    older = tmp_path / "key-check-1.json"
+    write_json(older, legacy)  # a schema 1 file (no derivation) still loads
+    assert read_record(older, KeyCheck).parallel is None
     assert check.max_spend.total_usd > 20.0 and check.max_spend.reservation_tokens == 32000
     with pytest.raises(UnitRefused, match="refused to start"):
         run_unit(Round.load("showcase", evidence), "idle", check_order=False)

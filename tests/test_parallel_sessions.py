@@ -108,11 +108,17 @@ def test_four_at_once_in_frozen_order_each_isolated_and_a_kill_spares_the_others
         lines = files.gateway.read_text().splitlines()
         assert lines and all(ExchangeRecord.model_validate_json(x) for x in lines)
         assert record.gateway.steps == record.steps
+        # its slot of the round's shape (the demo round's: unpinned, shared CPUs) and its machine
+        assert record.slot is not None and record.slot.shape.pinned is False, unit
+        assert record.slot.cpus == [] and 0 <= record.slot.index < 4, unit
+        assert record.slot.machine.cpu_count >= 1, unit
     assert not paths.unit(KILLED).session.exists()
     # no two sessions shared a worktree or a runner process (each its own proxy and budget)
     worktrees = [x.worktree for x in done.launches]
     assert None not in worktrees and len(set(worktrees)) == len(UNITS)
     assert len({x.runner_pid for x in done.launches}) == len(UNITS)
+    # each child held a slot while it ran; every slot is free again at the end
+    assert all(x.slot is None for x in done.launches)
     # the killed unit is recorded as a harness failure from its marker, never run again
     recovered = run_unit(Round.load("showcase", evidence), "idle", 2, check_order=False)
     assert recovered.failure_class == "harness" and "killed" in recovered.failure_detail

@@ -92,12 +92,21 @@ class Generation(Loose):
     streamed: bool | None = None
 
 
+class KeyRateLimit(Loose):
+    """`rate_limit` of `GET /key`: `requests` per `interval` (e.g. "10s"); live OpenRouter
+    answers -1 and notes the field is deprecated."""
+
+    requests: int | None = None
+    interval: str | None = None
+
+
 class KeyInfo(Loose):
     label: str = ""
     limit: float | None = None
     limit_remaining: float | None = None
     usage: float | None = None
     is_free_tier: bool | None = None
+    rate_limit: KeyRateLimit | None = None
 
 
 class OpenRouterClient:

@@ -17,6 +17,7 @@ from records.evidence.gateway import GatewaySummary, summarize
 from records.evidence.session import Isolation, StopStatus
 from records.inputs import Candidate, RoundSettings
 from records.layout import SessionPaths
+from sandbox.profiles import session_limits
 
 OUTAGE_SECONDS = 300.0
 LINGER_SECONDS = 30.0
@@ -155,6 +156,7 @@ def run_session(
             gateway_socket=proxy.socket_path,
             gateway_port=proxy.port,
             isolated=isolated,
+            limits=session_limits(settings.slot_shape.memory_bytes),
         )
         launch = agent.prepare(
             spec, route=candidate.route, reasoning=candidate.reasoning, title=title, prompt=prompt

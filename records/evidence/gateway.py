@@ -327,9 +327,31 @@ class MaxSpend(Record):
     total_usd: float
 
 
-class KeyCheck(Root):
-    """`key-check.json`: `GET /api/v1/key` before the round's first paid call, and the verdict."""
+class ParallelDerivation(Record):
+    """How many scored sessions a round runs at once, and why (`harness.slot_plan.derive_parallel`):
+    the least of the round file's bound, the slots this machine holds and what the key's rate limit
+    allows."""
 
+    round_bound: int = Field(description="max_parallel_sessions in the round file (an upper bound)")
+    machine_slots: int = Field(description="slots of the round's shape this machine holds")
+    rate_limit_requests: int | None = Field(
+        description="the key's rate_limit.requests per interval (None, or -1: no limit stated)"
+    )
+    rate_limit_interval_seconds: float | None = None
+    rate_limit_sessions: int | None = Field(
+        description="sessions the rate limit allows at one request per second each (None: any)"
+    )
+    sessions: int = Field(ge=1, description="the sessions run at once: the least of the above")
+    basis: str = Field(description="the derivation in words")
+
+
+class KeyCheck(Root):
+    """`key-check.json`: `GET /api/v1/key` before the round's first paid call, and the verdict.
+
+    Schema 2 adds `parallel`: how many sessions run at once and why; a schema 1 file loads with
+    None (the round file's max_parallel_sessions was used as it stood)."""
+
+    schema_version: int = 2
     round_id: str
     checked_at: str
     gateway_kind: str
@@ -340,6 +362,7 @@ class KeyCheck(Root):
     max_spend: MaxSpend
     verdict: Literal["ok", "refused"]
     message: str
+    parallel: ParallelDerivation | None = None
 
 
 def read_exchanges(path: Path) -> list[ExchangeRecord]:

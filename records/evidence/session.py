@@ -11,7 +11,9 @@ load without them. Schema 5 adds `lingered_seconds` (an agent that logged its fi
 not exit, ended by the runner), `cost_reconciliation` (the metered cost beside the gateway's
 bill) and the identity's `pinned_providers` and `provider_contradictions` (the cohort's provider
 pin and the providers that served outside it); older files load with None or empty: no runner
-ended a lingering agent, nothing was reconciled, no route was pinned.
+ended a lingering agent, nothing was reconciled, no route was pinned. Schema 6 adds `slot`: the
+slot's shape, its index, the CPUs the session was pinned to and the machine it ran on
+(`records/slots.py`); older files load with None (not recorded: the session shared the machine).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from records.base import Record, Root
 from records.evidence.agent import AgentInfo
 from records.evidence.gateway import GatewaySummary, Tokens
 from records.inputs import Ceilings
+from records.slots import SlotRecord
 
 __all__ = ["AgentInfo", "Ceilings", "Tokens"]  # re-exported: session.json's parts in one place
 
@@ -94,7 +97,7 @@ class CostReconciliation(Record):
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 5
+    schema_version: int = 6
     unit: str
     round_id: str
     model_key: str
@@ -128,6 +131,10 @@ class SessionRecord(Root):
     gateway: GatewaySummary
     ceilings: Ceilings
     isolation: Isolation
+    slot: SlotRecord | None = Field(
+        default=None,
+        description="schema 6: the slot the session ran in and the machine (None: not recorded)",
+    )
     validity: Validity
     invalid_reasons: list[str] = Field(default_factory=list)
     failure_class: FailureClass
@@ -172,3 +179,4 @@ class RunningMarker(Root):
     prompt_sha256: str | None = None
     starter_tree_sha256: str | None = None
     isolated: bool | None = None
+    slot: SlotRecord | None = None

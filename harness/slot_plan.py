@@ -242,23 +242,31 @@ def derive_parallel(
     interval: str | None,
     cpus: list[int] | None = None,
     memory: int | None = None,
+    note: str | None = None,
 ) -> ParallelDerivation:
     """Sessions at once: the least of the round file's bound (`max_parallel_sessions`), the slots
     of its shape this machine holds, and the sessions the key's rate limit (`requests` per
-    `interval`, from `GET /key`) allows at `REQUESTS_PER_SESSION_SECOND` each."""
+    `interval`, from `GET /key`) allows at `REQUESTS_PER_SESSION_SECOND` each. A limit the
+    gateway's own `note` calls deprecated (live OpenRouter: "This field is deprecated and safe
+    to ignore", beside e.g. 1000 per 1h) is recorded but not applied."""
     bound = settings.max_parallel_sessions
     shape = settings.slot_shape
     machine = max_slots(shape, cpus, memory) if shape.pinned else bound
     seconds = interval_seconds(interval)
     by_rate = None
-    if requests is not None and requests > 0 and seconds:
+    deprecated = "deprecated" in (note or "").lower()
+    if requests is not None and requests > 0 and seconds and not deprecated:
         by_rate = max(1, int(requests / seconds / REQUESTS_PER_SESSION_SECOND))
     sessions = max(1, min(x for x in (bound, machine, by_rate) if x is not None))
-    rate = (
-        f"the key's rate limit ({requests} requests per {interval}) allows {by_rate}"
-        if by_rate is not None
-        else f"the key states no rate limit (requests {requests}, interval {interval})"
-    )
+    if by_rate is not None:
+        rate = f"the key's rate limit ({requests} requests per {interval}) allows {by_rate}"
+    elif deprecated:
+        rate = (
+            f"the key's rate limit ({requests} requests per {interval}) is not applied: the "
+            f"gateway calls it deprecated ({note!r})"
+        )
+    else:
+        rate = f"the key states no rate limit (requests {requests}, interval {interval})"
     room = (
         f"this machine holds {machine} slot(s) of {shape.describe()}"
         if shape.pinned

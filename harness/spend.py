@@ -57,7 +57,7 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
         prices = [m.pricing.per_token("completion") for m in client.list_models() if m.id in routes]
     plan = max_spend(settings, cohort, prices)
     rate = key.rate_limit or KeyRateLimit()
-    parallel = derive_parallel(settings, rate.requests, rate.interval)
+    parallel = derive_parallel(settings, rate.requests, rate.interval, note=rate.note)
     remaining = key.limit_remaining
     if key.limit is None and remaining is None:
         verdict = "ok"

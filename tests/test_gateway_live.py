@@ -322,6 +322,8 @@ def test_the_key_check_against_the_rounds_maximum_spend(limit: float | None, ver
         plan.probes_usd + plan.units_usd + plan.reservation_usd
     )
     assert (check.verdict, check.limit_usd) == (verdict, limit)
-    # the sessions at once, derived from /key's rate limit (the simulator's is live's: -1, 10s)
-    assert check.parallel is not None and check.parallel.rate_limit_requests == -1
+    # the sessions at once, derived from /key's rate limit: the simulator answers as the recorded
+    # live key does (1000 per 1h, noted as deprecated), which is recorded and not applied
+    assert check.parallel is not None and check.parallel.rate_limit_requests == 1000
+    assert check.parallel.rate_limit_sessions is None and "deprecated" in check.parallel.basis
     assert check.parallel.sessions == settings.max_parallel_sessions == check.parallel.round_bound

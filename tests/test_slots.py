@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 from scoring_support import session
 
+from harness.gateway.client import KeyRateLimit
 from harness.session.sandbox import bwrap_available
 from harness.slot_plan import (
     Slot,
@@ -160,9 +161,20 @@ def test_the_sandbox_inherits_the_slots_cpus() -> None:
 def test_sessions_at_once_are_derived_from_the_bound_the_machine_and_the_rate_limit() -> None:
     eight = [0, 1, 2, 3, 4, 5, 6, 7]
     bounded = settings("round-0", max_parallel_sessions=4)
-    live = derive_parallel(bounded, -1, "10s", eight, 64 * GIB)  # live /key: -1, deprecated
+    live = derive_parallel(bounded, -1, "10s", eight, 64 * GIB)  # -1: no limit stated
     assert (live.machine_slots, live.rate_limit_sessions, live.sessions) == (4, None, 4)
     assert "states no rate limit" in live.basis
+    # the recorded live /key (reference api-fixtures.md): 1000 per 1h, noted as deprecated; at one
+    # request per second a session would need 3600 an hour, so applied it would cap at 1
+    recorded = KeyRateLimit.model_validate(
+        {"requests": 1000, "interval": "1h", "note": "This field is deprecated and safe to ignore."}
+    )
+    assert recorded.deprecated
+    ignored = derive_parallel(bounded, recorded.requests, recorded.interval, eight, 64 * GIB,
+                              note=recorded.note)  # fmt: skip
+    assert (ignored.rate_limit_sessions, ignored.sessions) == (None, 4)
+    assert "is not applied: the gateway calls it deprecated" in ignored.basis
+    assert derive_parallel(bounded, 1000, "1h", eight, 64 * GIB).sessions == 1
     slow = derive_parallel(bounded, 20, "10s", eight, 64 * GIB)
     assert (slow.rate_limit_sessions, slow.sessions) == (2, 2) and "allows 2" in slow.basis
     here = derive_parallel(bounded, -1, "10s", TWO_CPUS, MEMORY)  # one 2-CPU slot on two CPUs

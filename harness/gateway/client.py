@@ -98,6 +98,11 @@ class KeyRateLimit(Loose):
 
     requests: int | None = None
     interval: str | None = None
+    note: str | None = None  # live: "This field is deprecated and safe to ignore."
+
+    @property
+    def deprecated(self) -> bool:
+        return "deprecated" in (self.note or "").lower()
 
 
 class KeyInfo(Loose):

@@ -68,7 +68,7 @@ class ScriptedKey:
             "is_provisioning_key": False,
             "expires_at": None,
             "creator_user_id": None,
-            "rate_limit": {"requests": -1, "interval": "10s",
+            "rate_limit": {"requests": 1000, "interval": "1h",
                            "note": "This field is deprecated and safe to ignore."},
         }  # fmt: skip
 

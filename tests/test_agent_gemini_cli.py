@@ -25,7 +25,7 @@ from harness.gateway import gemini
 from harness.session.sandbox import bwrap_available
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
-from records.evidence.gateway import ExchangeRecord
+from records.evidence.gateway import ExchangeRecord, TokenUsage
 from records.io import append_jsonl
 from records.tools import GEMINI_CLI_DIR, NODE
 from scoring.anonymise import anonymise_diff, identity_pattern
@@ -51,9 +51,10 @@ def with_gateway(tmp_path: Path, run: str) -> Path:
         route = request["path"].split("?")[0].removeprefix("/api/v1/gemini/v1beta")
         model, stream = gemini.parse_path(route)
         chat, _ = gemini.to_chat(model, stream, body)
+        usage = TokenUsage(prompt=1000 * n, completion=10 * n, cached=7, cost_usd=0.001)
         record = ExchangeRecord(time="2026-12-07T13:05:00.000+00:00", index=n, kind="chat",
                                 method="POST", path=request["path"], step=n, protocol="gemini",
-                                request=chat, status=200, latency_ms=1.0)  # fmt: skip
+                                request=chat, status=200, latency_ms=1.0, usage=usage)  # fmt: skip
         append_jsonl(tmp_path / "gateway.jsonl", json.loads(record.model_dump_json()))
     return events
 
@@ -81,6 +82,9 @@ def test_a_recorded_session_reads_into_four_turns(tmp_path: Path) -> None:
     stamps = [s.started_at for s in trace.steps]
     assert all(stamps) and stamps == sorted(stamps)
     assert "reports no tokens or cost per turn" in trace.notes
+    tokens = [(s.metrics.input_tokens, s.metrics.output_tokens, s.metrics.cache_read_tokens)
+              for s in trace.steps if s.metrics]  # fmt: skip
+    assert tokens == [(1000, 10, 7), (2000, 20, 7), (3000, 30, 7), (4000, 40, 7)]  # the proxy's
     assert "input_tokens 410, output_tokens 70, cached 28, tool_calls 4" in trace.notes
     for part in trace.parts():  # every part cites the native line it came from
         line = cited(events, part.source)
@@ -88,11 +92,12 @@ def test_a_recorded_session_reads_into_four_turns(tmp_path: Path) -> None:
             assert line["type"] == "tool_result" and line["tool_id"] == part.call_id
 
 
-def test_without_the_proxys_records_exit_codes_are_unknown(tmp_path: Path) -> None:
-    """The CLI's log says `success` for a command that exited 1: without the gateway's records
-    no exit code is claimed."""
+def test_without_the_proxys_records_exit_codes_and_tokens_are_unknown() -> None:
+    """The CLI's log says `success` for a command that exited 1 and has no per-turn tokens:
+    without the gateway's records no exit code or count is claimed."""
     trace = GeminiCliAgent().read_trace(DATA / "session/events.jsonl")
     assert [c.exit_code for c in trace.commands] == [None, None]
+    assert all(s.metrics is None for s in trace.steps)
     assert trace.finished_normally and len(trace.tool_calls) == 4
 
 

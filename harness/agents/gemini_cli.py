@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from records.evidence.agent import (
     AgentTrace,
     ErrorPart,
     Step,
+    StepMetrics,
     TextPart,
     ToolPart,
 )
@@ -93,7 +95,7 @@ IDENTITY = AgentIdentity(
 )
 TOKENS_NOTE = (
     "Gemini CLI reports no tokens or cost per turn (one total in its result event): each "
-    "turn's cost is the gateway's."
+    "turn's tokens and cost are the gateway's."
 )
 
 
@@ -154,26 +156,47 @@ class GeminiCliAgent:
         trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
         gateway = events.with_name("gateway.jsonl")
         stamp = gateway.stat() if gateway.is_file() else None
-        codes = _exit_codes(gateway, stamp.st_size, stamp.st_mtime_ns) if stamp else {}
-        reader = _Reader(trace, codes)
+        metered = _metered(gateway, stamp.st_size, stamp.st_mtime_ns) if stamp else _Metered()
+        reader = _Reader(trace, metered.exit_codes)
         for source, event in json_lines(trace, events):
             reader.read(source, event)
+        turns = [step for step in trace.steps if step.source == "agent"]
+        if metered.usage and len(turns) == max(metered.usage):
+            for number, step in enumerate(turns, 1):
+                known = metered.usage.get(number)
+                step.metrics = known.model_copy() if known is not None else None
         return trace
 
 
+@dataclass(frozen=True)
+class _Metered:
+    """What the proxy's records say that the CLI's log does not."""
+
+    exit_codes: dict[str, int | None] = field(default_factory=dict)  # by the model's call id
+    usage: dict[int, StepMetrics] = field(default_factory=dict)  # by step
+
+
 @lru_cache(maxsize=8)
-def _exit_codes(gateway: Path, size: int, mtime_ns: int) -> dict[str, int | None]:
-    """Each shell call's exit code as the CLI told the model (the `tool` messages the proxy
-    forwarded, by call id): `Exit Code: N`, or 0 for a command that ran and names none (the
-    CLI adds the line only for a non-zero code). (`size` and `mtime_ns`: the cache's key.)"""
-    codes: dict[str, int | None] = {}
+def _metered(gateway: Path, size: int, mtime_ns: int) -> _Metered:
+    """From `gateway.jsonl` (`size` and `mtime_ns` key the cache): each step's tokens (the last
+    served request of the step), and each shell call's exit code as the CLI told the model in
+    the `tool` messages the proxy forwarded: `Exit Code: N`, or 0 for a command that ran and
+    names none (the CLI adds the line only for a non-zero code)."""
+    out = _Metered()
     for line in gateway.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            record = json.loads(line)
+            record = as_dict(json.loads(line))
         except json.JSONDecodeError:
             continue
-        request = as_dict(as_dict(record).get("request"))
-        for message in request.get("messages") or []:
+        usage, step = as_dict(record.get("usage")), as_int(record.get("step"))
+        if usage and step is not None and record.get("kind") == "chat":
+            out.usage[step] = StepMetrics(
+                input_tokens=as_int(usage.get("prompt")),
+                output_tokens=as_int(usage.get("completion")),
+                reasoning_tokens=as_int(usage.get("reasoning")),
+                cache_read_tokens=as_int(usage.get("cached")),
+            )
+        for message in as_dict(record.get("request")).get("messages") or []:
             message = as_dict(message)
             content = message.get("content")
             if message.get("role") != "tool" or not isinstance(content, str):
@@ -181,8 +204,8 @@ def _exit_codes(gateway: Path, size: int, mtime_ns: int) -> dict[str, int | None
             found = EXIT_CODE.search(content)
             ran = found is not None or "Output: " in content
             code = int(found.group(1)) if found else (0 if ran else None)
-            codes[str(message.get("tool_call_id", ""))] = code
-    return codes
+            out.exit_codes[str(message.get("tool_call_id", ""))] = code
+    return out
 
 
 class _Reader:

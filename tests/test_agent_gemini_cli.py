@@ -23,12 +23,14 @@ from harness.agents.gemini_cli import (
 )
 from harness.gateway import gemini
 from harness.session.sandbox import bwrap_available
+from publish.render import environment
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
 from records.evidence.gateway import ExchangeRecord, TokenUsage
 from records.io import append_jsonl
 from records.tools import GEMINI_CLI_DIR, NODE
 from scoring.anonymise import anonymise_diff, identity_pattern
+from scoring.claims import agent_label
 
 DATA = Path(__file__).parent / "data/agents/gemini-cli-0.61.0"
 INSTALLED = (GEMINI_CLI_DIR / SCRIPT).exists()
@@ -235,3 +237,16 @@ def test_the_anonymiser_knows_gemini_cli_through_its_adapter() -> None:
     told = anonymise_diff(diff, identity_pattern(identity.names, identity.ids), identity.files)
     assert ".gemini/" not in told and "GEMINI.md" not in told and "src/a.ts" in told
     assert "Gemini CLI" not in told
+
+
+@pytest.mark.parametrize("arms", [["opencode", "gemini-cli"], ["opencode", "claude-code"]])
+def test_the_agents_page_says_how_gemini_cli_is_served(arms: list[str]) -> None:
+    """The arm is disclosed as a translation of the same route, never as Google's serving."""
+    page = environment().get_template("agents.md.j2").render(
+        facts={"kind_label": "intervention round", "round_id": "r", "kind": "live"},
+        settings={"title": "R"},
+        arms=[(a, agent_label(a)) for a in arms], agents_view=None,
+    )  # fmt: skip
+    disclosed = "Gemini CLI via a Gemini-API translation of the same route" in page
+    assert disclosed == ("gemini-cli" in arms)
+    assert ("Gemini CLI (" in page or "and Gemini CLI" in page) == ("gemini-cli" in arms)

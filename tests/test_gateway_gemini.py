@@ -253,6 +253,46 @@ def test_a_chat_stream_becomes_gemini_chunks_the_sdk_parses() -> None:
         assert all("finishReason" not in c["candidates"][0] for c in chunks[:-1])
 
 
+def test_reasoning_details_ride_in_the_signature_and_come_back_upstream() -> None:
+    """OpenRouter's reasoning blocks, streamed in pieces, come back whole on the assistant
+    message of the next request, through the `thoughtSignature` Gemini CLI keeps."""
+    head = {"id": "gen-3", "model": "lab/x-1"}
+    pieces = [
+        [{"type": "reasoning.text", "text": "Let me ", "index": 0, "format": "fmt-1"}],
+        [{"type": "reasoning.text", "text": "think.", "index": 0, "signature": "c2ln"}],
+        [{"type": "reasoning.encrypted", "data": "QUJD", "index": 1, "format": "fmt-1"}],
+    ]
+    raw = stream_bytes(
+        *({**head, "choices": [{"index": 0, "delta": {"reasoning_details": p}}]} for p in pieces),
+        {**head, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1",
+         "type": "function", "function": {"name": "glob", "arguments": "{}"}}]}}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+         "usage": {"prompt_tokens": 5, "completion_tokens": 5}},
+    )  # fmt: skip
+    whole = [
+        {"type": "reasoning.text", "text": "Let me think.", "index": 0, "format": "fmt-1",
+         "signature": "c2ln"},
+        {"type": "reasoning.encrypted", "data": "QUJD", "index": 1, "format": "fmt-1"},
+    ]  # fmt: skip
+    for step in (1, 9):
+        (call,) = sdk_chunks(translate(raw, step=step))[-1]["candidates"][0]["content"]["parts"]
+        assert call["functionCall"]["name"] == "glob"
+        assert gemini.reasoning_details(call["thoughtSignature"]) == whole
+    answer = {"functionResponse": {"id": "c1", "name": "glob", "response": {"output": "a.ts"}}}
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]},
+                         {"role": "model", "parts": [call]},
+                         {"role": "user", "parts": [answer]}]}  # fmt: skip
+    chat, _ = gemini.to_chat("lab/x-1", True, body)
+    assert chat["messages"][1]["reasoning_details"] == whole
+    glob = {"id": "c1", "type": "function", "function": {"name": "glob", "arguments": "{}"}}
+    message = {"role": "assistant", "content": None, "reasoning_details": whole,
+               "tool_calls": [glob]}  # fmt: skip
+    plain = {"choices": [{"message": message, "finish_reason": "tool_calls"}]}
+    (part,) = gemini.gemini_body(plain)["candidates"][0]["content"]["parts"]
+    assert gemini.reasoning_details(part["thoughtSignature"]) == whole
+    assert gemini.reasoning_details("skip_thought_signature_validator") is None
+
+
 def test_errors_become_googles_error_shape() -> None:
     head = {"id": "gen-2", "model": "lab/x-1"}
     raw = stream_bytes(

@@ -19,15 +19,21 @@ as chat/completions, and writes the answer back in the Gemini API's shape:
   Google's error object sent as its own chunk, as the Gemini API does; an HTTP error body becomes
   `{"error": {"code", "message", "status"}}`.
 
+The model's `reasoning_details` (OpenRouter's reasoning blocks, which some routes need back with
+tool results) ride in the `thoughtSignature` of the turn's first function call, which Gemini CLI
+keeps and sends back with that part: `to_chat` restores them on the assistant message
+(`SIGNATURE_PREFIX`). A turn without a function call carries none back.
+
 What cannot be carried over is listed by `to_chat` (recorded as the exchange's policy changes):
 `topK` (chat routes rarely take it and `require_parameters` would refuse the route),
 `candidateCount`, built-in tools (`googleSearch`, `codeExecution`, ...), cached contents,
-`fileData` URIs. Reasoning text is not sent back on later turns (the CLI keeps only a
-`thoughtSignature`), so a model's reasoning does not carry across turns as on its own API.
+`fileData` URIs.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from typing import Any
@@ -55,6 +61,10 @@ GENERATION_FIELDS = {  # generationConfig -> chat/completions, carried as they a
     "maxOutputTokens": "max_tokens", "temperature": "temperature", "topP": "top_p",
     "seed": "seed", "presencePenalty": "presence_penalty", "frequencyPenalty": "frequency_penalty",
 }  # fmt: skip
+
+
+SIGNATURE_PREFIX = "siteos-reasoning-details:"
+"""A `thoughtSignature` the front end wrote: base64 of the turn's `reasoning_details` (JSON)."""
 
 
 class GeminiRequestError(ValueError):
@@ -124,8 +134,14 @@ def _texts(value: Any) -> str:
 def _assistant(content: dict[str, Any], n: int, pending: list[tuple[str, str]]) -> dict[str, Any]:
     text: list[str] = []
     calls: list[dict[str, Any]] = []
+    details: list[Any] | None = None
     for part in content.get("parts") or []:
-        if not isinstance(part, dict) or part.get("thought"):
+        if not isinstance(part, dict):
+            continue
+        details = (
+            details if details is not None else reasoning_details(part.get("thoughtSignature"))
+        )
+        if part.get("thought"):
             continue
         if isinstance(part.get("text"), str):
             text.append(part["text"])
@@ -140,7 +156,27 @@ def _assistant(content: dict[str, Any], n: int, pending: list[tuple[str, str]]) 
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
     if calls:
         message["tool_calls"] = calls
+    if details:
+        message["reasoning_details"] = details
     return message
+
+
+def signature(details: list[Any]) -> str:
+    """The `thoughtSignature` that carries a turn's `reasoning_details` through the agent."""
+    blob = json.dumps(details, ensure_ascii=False, separators=(",", ":")).encode()
+    return SIGNATURE_PREFIX + base64.b64encode(blob).decode()
+
+
+def reasoning_details(value: Any) -> list[Any] | None:
+    """The `reasoning_details` a `thoughtSignature` written by `signature` carries, else None
+    (another client's signature, or Gemini CLI's own placeholder, means nothing upstream)."""
+    if not isinstance(value, str) or not value.startswith(SIGNATURE_PREFIX):
+        return None
+    try:
+        details = json.loads(base64.b64decode(value[len(SIGNATURE_PREFIX) :], validate=True))
+    except (binascii.Error, ValueError):
+        return None
+    return details if isinstance(details, list) else None
 
 
 def _user(
@@ -297,8 +333,11 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _call_parts(calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
-    """Whole tool calls as `functionCall` parts; False when one's arguments are not JSON."""
+def _call_parts(
+    calls: list[dict[str, Any]], details: list[Any] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Whole tool calls as `functionCall` parts, the first one carrying the turn's reasoning
+    details as its `thoughtSignature`; False when one's arguments are not JSON."""
     parts: list[dict[str, Any]] = []
     whole = True
     for call in calls:
@@ -311,7 +350,31 @@ def _call_parts(calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool
         if call.get("id"):
             fn["id"] = call["id"]
         parts.append({"functionCall": fn})
+    if parts and details:
+        parts[0]["thoughtSignature"] = signature(details)
     return parts, whole
+
+
+def merge_details(into: list[dict[str, Any]], pieces: Any) -> None:
+    """Streamed `reasoning_details` pieces joined into whole blocks: a piece with the `index`
+    (and type) of a block already begun extends its text, summary or data; its other fields
+    (signature, id, format) are kept as last sent."""
+    for piece in pieces if isinstance(pieces, list) else []:
+        if not isinstance(piece, dict):
+            continue
+        index = piece.get("index")
+        block = next(
+            (b for b in into if index is not None and b.get("index") == index
+             and b.get("type") == piece.get("type")), None,
+        )  # fmt: skip
+        if block is None:
+            into.append(dict(piece))
+            continue
+        for key, value in piece.items():
+            if key in ("text", "summary", "data") and isinstance(value, str):
+                block[key] = str(block.get(key) or "") + value
+            elif value is not None:
+                block[key] = value
 
 
 def _candidate(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
@@ -344,7 +407,8 @@ def gemini_body(chat: Any) -> dict[str, Any]:
              "arguments": (c.get("function") or {}).get("arguments")}
             for c in message.get("tool_calls") or [] if isinstance(c, dict)
         ]  # fmt: skip
-        call_parts, whole = _call_parts(calls)
+        details = message.get("reasoning_details")
+        call_parts, whole = _call_parts(calls, details if isinstance(details, list) else None)
         parts.extend(call_parts)
         reason = choice.get("finish_reason")
         finish = "MALFORMED_FUNCTION_CALL" if not whole else FINISH_REASONS.get(reason, "OTHER")
@@ -377,6 +441,7 @@ class ResponseTranslator:
         self.status, self.streaming = status, streaming
         self._buffer = b""
         self._calls: list[dict[str, Any]] = []
+        self._details: list[dict[str, Any]] = []
         self._finish: str | None = None
         self._usage: dict[str, Any] | None = None
         self._identity: dict[str, Any] = {}
@@ -447,6 +512,7 @@ class ResponseTranslator:
                 parts.append({"text": delta["content"]})
             for call in delta.get("tool_calls") or []:
                 self._call(call)
+            merge_details(self._details, delta.get("reasoning_details"))
             if choice.get("finish_reason"):
                 self._finish = str(choice["finish_reason"])
         out = [_data({"candidates": [_candidate(parts, None)], **self._identity})] if parts else []
@@ -475,7 +541,7 @@ class ResponseTranslator:
     def _last(self) -> bytes:
         """The closing chunk: the whole tool calls, the finish reason and the usage."""
         self._ended = True
-        parts, whole = _call_parts(self._calls)
+        parts, whole = _call_parts(self._calls, self._details)
         reason = self._finish or "stop"
         finish = "MALFORMED_FUNCTION_CALL" if not whole else FINISH_REASONS.get(reason, "OTHER")
         out: dict[str, Any] = {"candidates": [_candidate(parts, finish)]}

@@ -48,7 +48,6 @@ SCRIPT = "node_modules/@google/gemini-cli/bundle/gemini.js"
 NODE_INSIDE = "/opt/node/bin/node"  # the session sandbox's Node 22 (sandbox/profiles.py)
 PLACEHOLDER_KEY = "siteos-proxy"  # the real key is added by the proxy, never seen by the agent
 AUTH_TYPE = "gemini-api-key"  # pinned: auto-detection picks `gateway`, which -p refuses
-TURN_LIMIT_EXIT = 53  # the CLI's exit code at `model.maxSessionTurns`
 # The built-in tools offered: files, search and a shell (like OpenCode's set). Left out: web_fetch
 # and google_web_search (the web), invoke_agent (subagents), activate_skill (skills),
 # enter_plan_mode, update_topic, the background-process tools, save_memory.
@@ -78,8 +77,9 @@ SETTINGS: dict[str, Any] = {
         "exclude": list(EXCLUDED_TOOLS),
         "disableLLMCorrection": True,
     },  # fmt: skip
-    # no side requests to other models: loop checks, the next-speaker check
-    "model": {"disableLoopDetection": True, "skipNextSpeakerCheck": True},
+    # no side requests to other models: loop checks, the next-speaker check. No turn limit of its
+    # own (-1; at one it exits 53): the proxy's step ceiling is the limit, as for every agent.
+    "model": {"disableLoopDetection": True, "skipNextSpeakerCheck": True, "maxSessionTurns": -1},
 }
 FIXED_ENV = {
     "GEMINI_CLI_TRUST_WORKSPACE": "true",  # `--yolo` runs only in a trusted folder

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from agent_recorder import PROMPT, REFUSAL, ROUTE, run_agent, spec
+from agent_recorder import PROMPT, REFUSAL, ROUTE, AgentRun, run_agent, spec
+from gateway_support import script
 
 from harness.agents import AGENTS
 from harness.agents.gemini_cli import (
@@ -22,11 +23,16 @@ from harness.agents.gemini_cli import (
     GeminiCliAgent,
 )
 from harness.gateway import gemini
-from harness.session.sandbox import bwrap_available
+from harness.gateway.errors import ErrorClass
+from harness.gateway.proxy import RecordingProxy
+from harness.gateway.simulator import Simulator
+from harness.session.process import run_process
+from harness.session.sandbox import SandboxSpec, bwrap_available
+from harness.session.worktree import git_init
 from publish.render import environment
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
-from records.evidence.gateway import ExchangeRecord, TokenUsage
+from records.evidence.gateway import ExchangeRecord, GatewayPolicy, TokenUsage, read_exchanges
 from records.io import append_jsonl
 from records.tools import GEMINI_CLI_DIR, NODE
 from scoring.anonymise import anonymise_diff, identity_pattern
@@ -250,3 +256,70 @@ def test_the_agents_page_says_how_gemini_cli_is_served(arms: list[str]) -> None:
     disclosed = "Gemini CLI via a Gemini-API translation of the same route" in page
     assert disclosed == ("gemini-cli" in arms)
     assert ("Gemini CLI (" in page or "and Gemini CLI" in page) == ("gemini-cli" in arms)
+
+
+def through_the_proxy(tmp_path: Path, supported: list[str]) -> tuple[int | None, list, AgentRun]:
+    """The real CLI in the sandbox, through the real proxy (step ceiling 3) to the simulator
+    serving a step burner whose catalogue takes `supported`: (exit, the proxy's records, run)."""
+    for sub in ("wt", "home", "gw"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "wt" / "hello.txt").write_text("hello world\n")
+    git_init(tmp_path / "wt")
+    bash = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
+    burner = script("lab-g/burner-1", [{"tool_calls": [bash]}],
+                    session={"after_last": "repeat_last"},
+                    catalogue={"supported_parameters": supported})  # fmt: skip
+    sandbox = SandboxSpec(worktree=tmp_path / "wt", home=tmp_path / "home",
+                          gateway_socket=tmp_path / "gw" / "p.sock")  # fmt: skip
+    log, events = tmp_path / "gateway.jsonl", tmp_path / "events.jsonl"
+    key = "sk-or-v1-gemini-cli-test"
+    with (
+        Simulator([burner], api_key=key) as sim,
+        RecordingProxy(upstream=sim.base_url, api_key=key, log_path=log, step_ceiling=3,
+                       policy=GatewayPolicy(reasoning="high"),
+                       socket_path=sandbox.gateway_socket) as proxy,
+    ):  # fmt: skip
+        launch = GeminiCliAgent().prepare(
+            sandbox, route="lab-g/burner-1", reasoning="high", title="t", prompt=b"burn"
+        )
+        with sandbox.launch(launch.command) as argv:
+            outcome = run_process(
+                argv, env={"PATH": "/usr/bin:/bin"}, stdin=launch.stdin, stdout=events,
+                stderr=tmp_path / "stderr.log", wall_clock_seconds=90, ceiling_hit=lambda: None,
+                limits=sandbox.limits, tmp_size=sandbox.tmp_size, writable=sandbox.writable,
+                label="agent",
+            )  # fmt: skip
+        proxy.drain()
+    run = AgentRun(outcome.exit_code, events, "", [], sandbox.worktree, sandbox.home)
+    return outcome.exit_code, read_exchanges(log), run
+
+
+@pytest.mark.agent_cli
+@pytest.mark.slow
+@pytest.mark.skipif(not INSTALLED, reason="Gemini CLI not installed (scripts/setup)")
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup")
+def test_real_gemini_cli_stops_at_the_proxys_own_refusal(tmp_path: Path) -> None:
+    """The proxy's step-ceiling refusal, in Google's error shape, ends the CLI at once."""
+    params = ["max_tokens", "temperature", "top_p", "tools", "tool_choice", "reasoning"]
+    exit_code, records, run = through_the_proxy(tmp_path, params)
+    assert [(r.step, r.status, r.refused) for r in records] == [
+        (1, 200, None), (2, 200, None), (3, 200, None), (4, 400, "step_ceiling")]  # fmt: skip
+    assert {r.protocol for r in records} == {"gemini"} and exit_code == 400 % 256
+    assert all(r.request["messages"] and "top_k" not in r.request for r in records)
+    trace = GeminiCliAgent().read_trace(run.events)  # exit codes from the proxy's records
+    assert trace.turns == 3 and [c.exit_code for c in trace.commands] == [0, 0, 0]
+    assert "step ceiling of 3 reached" in trace.errors[0]
+
+
+@pytest.mark.agent_cli
+@pytest.mark.slow
+@pytest.mark.skipif(not INSTALLED, reason="Gemini CLI not installed (scripts/setup)")
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup")
+def test_a_route_without_top_p_is_not_testable_with_gemini_cli(tmp_path: Path) -> None:
+    """Gemini CLI always sends `temperature` and `topP`: under `require_parameters` a route that
+    does not take `top_p` has no endpoint for it (its preflight fails, as Claude Code's does on
+    a route without reasoning)."""
+    exit_code, records, _ = through_the_proxy(tmp_path, ["max_tokens", "temperature", "tools"])
+    (record,) = records
+    assert (record.status, record.error_class) == (404, ErrorClass.NO_ENDPOINT)
+    assert exit_code not in (0, None)

@@ -30,17 +30,7 @@ AGENTS = {  # agent -> (its adapter, the protocol its proxy log records, the pat
 }  # fmt: skip
 
 
-# Gemini CLI's unit costs about 90 s on two cores (its session 15 s, the evaluation the rest), so it
-# runs in the full tier; Claude Code's and Codex's stay in the default tier.
-FULL_TIER = {"gemini-cli"}
-
-
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param(n, marks=[pytest.mark.full] if n in FULL_TIER else []) for n in sorted(AGENTS)
-    ],
-)
+@pytest.fixture(scope="module", params=sorted(AGENTS))
 def unit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     name = request.param
     adapter = AGENTS[name][0]()

@@ -144,7 +144,9 @@ class GeminiCliAgent:
                 **FIXED_ENV,
             }
         )
-        # The prompt comes on stdin; `-p ""` makes the run headless without adding to it.
+        # `reasoning`: the proxy's policy writes it into the forwarded request (the CLI asks only
+        # `thinkingConfig.includeThoughts`). The prompt comes on stdin; `-p ""` makes the run
+        # headless without adding to it.
         command += ["-p", "", "--output-format", "stream-json", "--yolo", "--model", route,
                     "--extensions", "none", "--allowed-mcp-server-names", "none"]  # fmt: skip
         return Launch(command=command, stdin=prompt)

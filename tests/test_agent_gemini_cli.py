@@ -258,16 +258,22 @@ def test_the_agents_page_says_how_gemini_cli_is_served(arms: list[str]) -> None:
     assert ("Gemini CLI (" in page or "and Gemini CLI" in page) == ("gemini-cli" in arms)
 
 
-def through_the_proxy(tmp_path: Path, supported: list[str]) -> tuple[int | None, list, AgentRun]:
+BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
+PARAMS = ["max_tokens", "temperature", "top_p", "tools", "tool_choice", "reasoning"]
+
+
+def through_the_proxy(
+    tmp_path: Path, supported: list[str], turns: list[dict] | None = None
+) -> tuple[int | None, list, AgentRun]:
     """The real CLI in the sandbox, through the real proxy (step ceiling 3) to the simulator
-    serving a step burner whose catalogue takes `supported`: (exit, the proxy's records, run)."""
+    serving `turns` (default: a step burner) as a model whose catalogue takes `supported`:
+    (exit, the proxy's records, the run)."""
     for sub in ("wt", "home", "gw"):
         (tmp_path / sub).mkdir()
     (tmp_path / "wt" / "hello.txt").write_text("hello world\n")
     git_init(tmp_path / "wt")
-    bash = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
-    burner = script("lab-g/burner-1", [{"tool_calls": [bash]}],
-                    session={"after_last": "repeat_last"},
+    burner = script("lab-g/burner-1", turns or [{"tool_calls": [BASH]}],
+                    session={"after_last": "final_text" if turns else "repeat_last"},
                     catalogue={"supported_parameters": supported})  # fmt: skip
     sandbox = SandboxSpec(worktree=tmp_path / "wt", home=tmp_path / "home",
                           gateway_socket=tmp_path / "gw" / "p.sock")  # fmt: skip
@@ -300,8 +306,7 @@ def through_the_proxy(tmp_path: Path, supported: list[str]) -> tuple[int | None,
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup")
 def test_real_gemini_cli_stops_at_the_proxys_own_refusal(tmp_path: Path) -> None:
     """The proxy's step-ceiling refusal, in Google's error shape, ends the CLI at once."""
-    params = ["max_tokens", "temperature", "top_p", "tools", "tool_choice", "reasoning"]
-    exit_code, records, run = through_the_proxy(tmp_path, params)
+    exit_code, records, run = through_the_proxy(tmp_path, PARAMS)
     assert [(r.step, r.status, r.refused) for r in records] == [
         (1, 200, None), (2, 200, None), (3, 200, None), (4, 400, "step_ceiling")]  # fmt: skip
     assert {r.protocol for r in records} == {"gemini"} and exit_code == 400 % 256
@@ -323,3 +328,19 @@ def test_a_route_without_top_p_is_not_testable_with_gemini_cli(tmp_path: Path) -
     (record,) = records
     assert (record.status, record.error_class) == (404, ErrorClass.NO_ENDPOINT)
     assert exit_code not in (0, None)
+
+
+@pytest.mark.agent_cli
+@pytest.mark.slow
+@pytest.mark.skipif(not INSTALLED, reason="Gemini CLI not installed (scripts/setup)")
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap missing: run scripts/setup")
+def test_real_gemini_cli_waits_through_keepalives(tmp_path: Path) -> None:
+    """OpenRouter's keep-alive comments reach the CLI as empty chunks, which it skips: the
+    answer after them completes the session."""
+    stall = {"kind": "stall", "hang_seconds": 2, "keepalive_seconds": 0.2, "partial_text": "Al"}
+    turns = [{"tool_calls": [BASH]}, {"text": "most done.", "error": stall}]
+    exit_code, records, run = through_the_proxy(tmp_path, PARAMS, turns)
+    assert exit_code == 0 and [r.error_class for r in records] == [None, None]
+    assert records[1].keepalives >= 5
+    trace = GeminiCliAgent().read_trace(run.events)
+    assert trace.finished_normally and trace.steps[-1].parts[0].text == "Almost done."  # type: ignore[union-attr]

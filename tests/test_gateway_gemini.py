@@ -54,6 +54,8 @@ def sim() -> Iterator[Simulator]:
                                  {"text": "recovered"}]),
         script("lab-g/cut-1", [{"text": "I will now write the page and",
                                 "error": {"kind": "truncate"}}]),
+        script("lab-g/slow-1", [{"text": "Done.", "error": {"kind": "stall", "hang_seconds": 1.5,
+                                                            "keepalive_seconds": 0.2}}]),
         script("lab-g/stall-1", [{"error": {"kind": "stall", "hang_seconds": 30,
                                             "keepalive_seconds": 0.2,
                                             "partial_text": "Writing the page"}}]),
@@ -237,7 +239,8 @@ def test_a_chat_stream_becomes_gemini_chunks_the_sdk_parses() -> None:
         "data: [DONE]\n\n",
     )  # fmt: skip
     for step in (1, 7, len(raw)):
-        chunks = sdk_chunks(translate(raw, step=step))
+        keepalive, *chunks = sdk_chunks(translate(raw, step=step))
+        assert keepalive == {}  # the comment, as an empty chunk the SDK parses and skips
         assert [c["candidates"][0]["content"]["parts"] for c in chunks] == [
             [{"text": "hm", "thought": True}], [{"text": "Writing"}],
             [{"functionCall": {"name": "write_file", "args": {"file_path": "a.txt"},
@@ -440,7 +443,7 @@ def test_a_cut_stream_is_truncated(sim: Simulator, tmp_path: Path) -> None:
         body = request([{"role": "user", "parts": [{"text": "x"}]}])
         chunks = generate(p.base_url, "lab-g/cut-1", body)
     assert "I will now write" in json.dumps(chunks)
-    assert all("finishReason" not in c["candidates"][0] for c in chunks)
+    assert all("finishReason" not in c["candidates"][0] for c in chunks if c)
     (record,) = read_exchanges(tmp_path / "g.jsonl")
     assert (record.status, record.error_class) == (200, ErrorClass.TRUNCATED_STREAM)
     assert p.state.truncated == 1
@@ -455,6 +458,18 @@ def test_a_stall_is_ended_as_a_provider_stall(sim: Simulator, tmp_path: Path) ->
     (record,) = read_exchanges(tmp_path / "g.jsonl")
     assert (record.status, record.error_class) == (200, ErrorClass.PROVIDER_STALL)
     assert record.keepalives >= 3 and p.state.stalls == 1
+
+
+def test_keepalives_reach_the_agent_as_empty_chunks(sim: Simulator, tmp_path: Path) -> None:
+    """Within the outage window the agent's client hears the stream is alive (its own idle
+    timeout would otherwise race the proxy's), and the answer comes whole after them."""
+    body = request([{"role": "user", "parts": [{"text": "x"}]}])
+    with proxy(sim, tmp_path / "g.jsonl") as p:
+        chunks = generate(p.base_url, "lab-g/slow-1", body)
+    empty = [c for c in chunks if c == {}]
+    (record,) = read_exchanges(tmp_path / "g.jsonl")
+    assert len(empty) == record.keepalives >= 3 and record.error_class is None
+    assert chunks[-1]["candidates"][0]["finishReason"] == "STOP" and "Done." in json.dumps(chunks)
 
 
 def test_a_body_that_is_not_a_gemini_request_is_answered_in_googles_shape(

@@ -15,9 +15,9 @@ as chat/completions, and writes the answer back in the Gemini API's shape:
   penalties, `response_format`, `reasoning` (thinking budget or level).
 - response: each chat chunk's text (and `reasoning`, as a `thought` part) as it arrives; the tool
   calls, whole, with the finish reason and `usageMetadata` in the last chunk; SSE comments
-  (keep-alives) are not relayed (Google's SDK cannot parse them); an in-stream error becomes
-  Google's error object sent as its own chunk, as the Gemini API does; an HTTP error body becomes
-  `{"error": {"code", "message", "status"}}`.
+  (keep-alives) become empty chunks (`data: {}`: Google's SDK cannot parse a comment); an
+  in-stream error becomes Google's error object sent as its own chunk, as the Gemini API does;
+  an HTTP error body becomes `{"error": {"code", "message", "status"}}`.
 
 The model's `reasoning_details` (OpenRouter's reasoning blocks, which some routes need back with
 tool results) ride in the `thoughtSignature` of the turn's first function call, which Gemini CLI
@@ -429,6 +429,14 @@ def _identity(chunk: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+KEEPALIVE = b"data: {}\r\n\r\n"
+"""An SSE comment (OpenRouter's `: OPENROUTER PROCESSING`) as the agent gets it: an empty
+response chunk. Google's SDK cannot skip a comment line (its parser would wait behind it for
+ever), and dropping it would leave the agent's HTTP client a silent stream whose idle timeout
+(Node's fetch: 300 s) races the proxy's outage window; an empty chunk carries no candidate, so
+the CLI takes nothing from it."""
+
+
 def _data(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\r\n\r\n"
 
@@ -480,8 +488,10 @@ class ResponseTranslator:
         return json.dumps(gemini_body(body), ensure_ascii=False).encode()
 
     def _line(self, line: str) -> list[bytes]:
+        if line.startswith(":") and not self._ended:
+            return [KEEPALIVE]  # the agent's client hears that the stream is alive, as others do
         if not line.startswith("data:") or self._ended:
-            return []  # comments (keep-alives), `event:` lines, blank lines
+            return []  # `event:` lines, blank lines
         payload = line[5:].strip()
         if payload == "[DONE]":
             return [self._last()] if self._finish is not None else []

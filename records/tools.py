@@ -18,6 +18,9 @@ OPENCODE = TOOLS_DIR / "opencode" / "node_modules" / ".bin" / "opencode"
 CLAUDE_CODE = TOOLS_DIR / "claude-code" / "node_modules" / ".bin" / "claude"
 CODEX_DIR = TOOLS_DIR / "codex"
 CODEX = CODEX_DIR / "node_modules" / ".bin" / "codex"
+# Gemini CLI's package is one bundled Node script (bundle/gemini.js), run with Node 22.
+GEMINI_CLI_DIR = TOOLS_DIR / "gemini-cli"
+GEMINI_CLI = GEMINI_CLI_DIR / "node_modules" / ".bin" / "gemini"
 AXE_JS = TOOLS_DIR / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 NPM_CACHE = TOOLS_DIR / "npm-cache"
 NPM_CACHE_ENTRIES = ("_cacache/content-v2", "_cacache/index-v5")

@@ -33,7 +33,10 @@ from scoring.uncertainty import (
     repetitions_to_separate,
 )
 
-AGENT_LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex CLI"}
+AGENT_LABELS = {
+    "opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex CLI",
+    "gemini-cli": "Gemini CLI",
+}  # fmt: skip
 """Each agent's product name, as its adapter names it (harness/agents/*: `IDENTITY.names[0]`);
 the claims and the site name agents by it."""
 

@@ -1,6 +1,7 @@
-"""A scripted stand-in for the recording proxy's Unix socket, for real Claude Code and Codex runs
-in the session sandbox: it keeps every request (method, path, headers, JSON body) and answers
-Anthropic Messages (`…/messages`) or OpenAI Responses (`…/responses`) as a stream, turn by turn.
+"""A scripted stand-in for the recording proxy's Unix socket, for real Claude Code, Codex and Gemini
+CLI runs in the session sandbox: it keeps every request (method, path, headers, JSON body) and
+answers Anthropic Messages (`…/messages`), OpenAI Responses (`…/responses`) or the Gemini API
+(`…:streamGenerateContent`) as a stream, turn by turn.
 
 A turn is `{"reasoning": str, "text": str, "calls": [{"name": str, "input": dict}]}` (each key
 optional); the turn a request gets is the number of model turns already in its conversation, so a
@@ -109,8 +110,32 @@ def responses_stream(turn: dict[str, Any], model: str, n: int) -> Iterator[bytes
                                       "response": done})  # fmt: skip
 
 
+def gemini_stream(turn: dict[str, Any], model: str, n: int) -> Iterator[bytes]:
+    """One Gemini API answer (`alt=sse`): a thought, text, then the function calls with the
+    finish reason and usage, as the proxy's Gemini front end writes them."""
+    identity = {"modelVersion": model, "responseId": f"gen-rec{n:04d}"}
+
+    def chunk(parts: list[dict[str, Any]], **extra: Any) -> bytes:
+        candidate = {"content": {"role": "model", "parts": parts}, "index": 0, **extra}
+        return f"data: {json.dumps({'candidates': [candidate], **identity})}\r\n\r\n".encode()
+
+    if turn.get("reasoning"):
+        yield chunk([{"text": turn["reasoning"], "thought": True}])
+    if turn.get("text"):
+        yield chunk([{"text": turn["text"]}])
+    calls = [{"functionCall": {"id": f"call_rec{n:03d}{k}", "name": c["name"], "args": c["input"]}}
+             for k, c in enumerate(turn.get("calls", []))]  # fmt: skip
+    usage = {"promptTokenCount": 100 + n, "candidatesTokenCount": 15 + n, "thoughtsTokenCount": 5,
+             "cachedContentTokenCount": 7, "totalTokenCount": 120 + 2 * n}  # fmt: skip
+    candidate = {"content": {"role": "model", "parts": calls}, "index": 0, "finishReason": "STOP"}
+    last = {"candidates": [candidate], "usageMetadata": usage, **identity}
+    yield f"data: {json.dumps(last)}\r\n\r\n".encode()
+
+
 def turns_done(path: str, body: dict[str, Any]) -> int:
     """How many model turns the request's conversation already holds."""
+    if path.endswith(("generateContent", "GenerateContent")):
+        return sum(1 for c in body.get("contents") or [] if c.get("role") == "model")
     if path.endswith("/messages"):
         return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
     calls = [str(i.get("type", "")).endswith("_call") for i in body.get("input") or []]
@@ -151,19 +176,29 @@ class Recorder:
                     {"method": "POST", "path": self.path, "headers": headers, "body": body}
                 )
                 path = self.path.split("?")[0]
-                if not path.endswith(("/messages", "/responses")):
+                gemini = path.endswith(":streamGenerateContent")
+                if not (gemini or path.endswith(("/messages", "/responses"))):
                     return self._json(404, {"error": {"message": "no such path"}})
                 n = next(recorder.answered)
                 if recorder.refuse_from and n >= recorder.refuse_from:
+                    if gemini:  # the proxy's refusal in Google's shape
+                        error = {"code": 400, "message": REFUSAL, "status": "INVALID_ARGUMENT"}
+                        return self._json(400, {"error": error})
                     error = {"type": "invalid_request_error", "message": REFUSAL}
                     return self._json(400, {"type": "error", "error": error})
                 turn = recorder.turns[min(turns_done(path, body), len(recorder.turns) - 1)]
-                render = messages_stream if path.endswith("/messages") else responses_stream
+                render = (
+                    gemini_stream if gemini
+                    else messages_stream if path.endswith("/messages") else responses_stream
+                )  # fmt: skip
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
                 self.end_headers()
-                for chunk in render(turn, str(body.get("model", "")), n):
+                model = (
+                    path.rsplit("/models/", 1)[-1].split(":")[0] if gemini else body.get("model")
+                )
+                for chunk in render(turn, str(model or ""), n):
                     self.wfile.write(chunk)
                 self.close_connection = True
 

@@ -1,7 +1,8 @@
-"""Claude Code and Codex CLI as scored units: each real binary runs a scripted build (the
+"""Claude Code, Codex CLI and Gemini CLI as scored units: each real CLI runs a scripted build (the
 showcase's strong builder, its calls in the agent's own tools) in the session sandbox, through the
-recording proxy (Anthropic Messages, OpenAI Responses) to the simulator, with nothing past
-loopback; its unit is evaluated and scored like an OpenCode unit."""
+recording proxy (Anthropic Messages, OpenAI Responses, the Gemini API translated to
+chat/completions) to the simulator, with nothing past loopback; its unit is evaluated and scored
+like an OpenCode unit."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from session_support import agent_round, order_units, pass_preconditions
 
 from evaluator.unit_evaluation import evaluate_unit
-from harness.agents import ClaudeCodeAgent, CodexAgent
+from harness.agents import ClaudeCodeAgent, CodexAgent, GeminiCliAgent
 from harness.freeze import freeze
 from harness.unit import run_unit
 from records.evidence.agent import AgentTrace
@@ -24,7 +25,9 @@ pytestmark = [pytest.mark.agent_cli, pytest.mark.browser, pytest.mark.slow]
 AGENTS = {  # agent -> (its adapter, the protocol its proxy log records, the path it posts to)
     "claude-code": (ClaudeCodeAgent, "messages", "/api/v1/messages"),
     "codex": (CodexAgent, "responses", "/api/v1/responses"),
-}
+    "gemini-cli": (GeminiCliAgent, "gemini",
+                   "/api/v1/gemini/v1beta/models/demo-northwind/builder-1:streamGenerateContent"),
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module", params=sorted(AGENTS))
@@ -63,14 +66,17 @@ def test_the_cli_completes_the_scripted_build_in_the_sandbox(unit: tuple) -> Non
 
 def test_the_proxy_forwards_the_agents_output_limit_as_it_was_sent(unit: tuple) -> None:
     """$5 covers the route's maximum output at its price, so the hard budget writes nothing in:
-    Codex names no `max_output_tokens` and none goes upstream; Claude Code's own `max_tokens`
-    goes as it was sent (the exchange records hold the bodies as forwarded)."""
+    Codex names no `max_output_tokens` and none goes upstream, nor does Gemini CLI name a
+    `maxOutputTokens` (its forwarded chat request has no `max_tokens`); Claude Code's own
+    `max_tokens` goes as it was sent (the exchange records hold the bodies as forwarded)."""
     name, rnd, _ = unit
     exchanges = read_exchanges(rnd.unit("strong-builder-r1").gateway)
     assert exchanges and all(x.budget_capped is None for x in exchanges)
     assert all(x.max_tokens_change is None for x in exchanges)
     if name == "codex":
         assert not any("max_output_tokens" in x.request for x in exchanges)
+    elif name == "gemini-cli":
+        assert not any("max_tokens" in x.request for x in exchanges)
     else:
         assert all(isinstance(x.request.get("max_tokens"), int) for x in exchanges)
 

@@ -1,6 +1,7 @@
 """The simulator's scripted tool calls in each agent's own tools (harness/gateway/simulator/
 dialects.py): Claude Code's reads before its writes and edits, Codex's shell commands doing
-exactly what OpenCode's write and edit do (run here by bash and Node, byte for byte)."""
+exactly what OpenCode's write and edit do (run here by bash and Node, byte for byte), Gemini CLI's
+file tools with the arguments its recorded schemas declare."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.gateway import gemini
 from harness.gateway.simulator.dialects import translate, write_command
 from harness.gateway.simulator.turns import Conversation
 from records.tools import CODEX_DIR, node_path_env
@@ -21,6 +23,8 @@ CLAUDE_TOOLS = json.loads((DATA / "claude-code-2.1.332/session/requests.json").r
     "body"
 ]["tools"]
 CODEX_REQUEST = json.loads((DATA / "codex-0.171.0/session/requests.json").read_text())[0]["body"]
+GEMINI_REQUEST = json.loads((DATA / "gemini-cli-0.61.0/session/requests.json").read_text())[0]
+GEMINI_CHAT, _ = gemini.to_chat("lab-x/editor-1", True, GEMINI_REQUEST["body"])
 SCRIPTED = [
     ("write", {"filePath": "/w/src/a.ts", "content": "export const a = 1;\n"}),
     ("edit", {"filePath": "/w/src/a.ts", "oldString": "1", "newString": "2"}),
@@ -39,6 +43,26 @@ def test_claude_code_reads_before_it_writes_or_edits() -> None:
     for name, args in calls[:-1]:  # every argument is one the recorded tool schema declares
         (tool,) = [t for t in CLAUDE_TOOLS if t["name"] == name]
         assert name in names and set(args) <= set(tool["input_schema"]["properties"])
+
+
+def test_gemini_cli_gets_its_own_file_tools_with_their_declared_arguments() -> None:
+    """The request as the proxy's Gemini front end forwards it (chat/completions tools)."""
+    scripted = [*SCRIPTED[:2], ("edit", {"filePath": "/w/a", "oldString": "x", "newString": "y",
+                                         "replaceAll": True}),
+                ("read", {"filePath": "/w/a"}), ("glob", {"pattern": "src/**/*.ts", "path": "/w"}),
+                ("grep", {"pattern": "Venue", "include": "*.tsx"}), *SCRIPTED[2:]]  # fmt: skip
+    calls = translate(scripted, GEMINI_CHAT["tools"])
+    assert [name for name, _ in calls] == [
+        "write_file", "replace", "replace", "read_file", "glob", "grep_search",
+        "run_shell_command", "webfetch"]  # fmt: skip
+    assert calls[0][1] == {"file_path": "/w/src/a.ts", "content": "export const a = 1;\n"}
+    assert calls[1][1]["old_string"] == "1" and calls[1][1]["new_string"] == "2"
+    assert "allow_multiple" not in calls[1][1] and calls[2][1]["allow_multiple"] is True
+    assert calls[6][1] == {"command": "npm run build", "description": "build"}
+    declared = {t["function"]["name"]: t["function"]["parameters"] for t in GEMINI_CHAT["tools"]}
+    for name, args in calls[:-1]:  # every argument is one the recorded schema declares
+        schema = declared[name]
+        assert set(schema.get("required", [])) <= set(args) <= set(schema["properties"]), name
 
 
 def test_opencode_requests_keep_the_script_as_written() -> None:
@@ -109,3 +133,4 @@ def test_each_agent_names_its_working_directory() -> None:
         if item.get("role") == "user"
     ]
     assert Conversation.of({"messages": codex_messages}).workdir == "/workspace"
+    assert Conversation.of(GEMINI_CHAT).workdir == "/workspace"  # its session context

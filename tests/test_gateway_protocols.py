@@ -102,7 +102,8 @@ def upstream() -> Iterator[str]:
 def test_the_fake_protocol_satisfies_the_interface() -> None:
     adapters: list[MeteredProtocol] = [*DEFAULT_PROTOCOLS, FakeMessages()]
     assert [a.path for a in adapters] == [
-        "/chat/completions", "/messages", "/responses", "/fake/messages"]  # fmt: skip
+        "/chat/completions", "/messages", "/responses", "/gemini/v1beta", "/fake/messages",
+    ]  # fmt: skip
 
 
 def test_a_second_protocol_is_metered_like_chat(upstream: str, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from harness.agents.base import Agent, AgentTrace, CommandRun, Launch
 from harness.agents.claude_code import ClaudeCodeAgent
 from harness.agents.codex import CodexAgent
+from harness.agents.gemini_cli import GeminiCliAgent
 from harness.agents.opencode import OpenCodeAgent
 from records.evidence.agent import AgentInfo
 
@@ -19,6 +20,7 @@ AGENTS: dict[str, Callable[[], Agent]] = {
     "opencode": OpenCodeAgent,
     "claude-code": ClaudeCodeAgent,
     "codex": CodexAgent,
+    "gemini-cli": GeminiCliAgent,
 }
 
 
@@ -62,6 +64,7 @@ __all__ = [
     "ClaudeCodeAgent",
     "CodexAgent",
     "CommandRun",
+    "GeminiCliAgent",
     "Launch",
     "OpenCodeAgent",
     "adapter",

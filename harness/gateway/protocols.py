@@ -13,6 +13,10 @@ adapter, not a second proxy. `DEFAULT_PROTOCOLS` meters three of OpenRouter's AP
 - `OpenAIResponses`, `POST /responses` (Codex CLI, `wire_api = "responses"`): the provider
   routing, `reasoning.effort` (other reasoning fields kept); `max_output_tokens`; the Responses
   events (`responses_stream.py`).
+- `GeminiGenerateContent`, `POST /gemini/v1beta/models/{model}:generateContent` and
+  `:streamGenerateContent` (Gemini CLI): a `TranslatingProtocol`. OpenRouter has no Gemini
+  endpoint, so the request is translated to chat/completions for the same route (`gemini.py`),
+  metered and forwarded as chat/completions, and the answer is translated back as it streams.
 
 Every reader gives the same `StreamObservation` in chat/completions terms (usage keys, finish
 reasons, OpenRouter error objects), so the records, the budget and the summaries are the same
@@ -27,7 +31,7 @@ import hashlib
 import json
 from typing import Any, Protocol
 
-from harness.gateway import messages_stream, responses_stream
+from harness.gateway import gemini, messages_stream, responses_stream
 from harness.gateway.errors import anthropic_error_type
 from harness.gateway.messages_stream import MessagesObserver
 from harness.gateway.responses_stream import ResponsesObserver
@@ -84,6 +88,36 @@ class MeteredProtocol(Protocol):
         """The proxy's own error answer (a refused step, a bad body, an unreachable upstream)
         in this API's error shape, so the agent's client reads it as it reads the gateway's."""
         ...
+
+
+class ResponseTranslator(Protocol):
+    """Rewrites the upstream's answer for the agent, as it arrives: each returned piece is one
+    write to the client (an empty list: nothing to send yet)."""
+
+    def feed(self, data: bytes) -> list[bytes]: ...
+
+    def close(self) -> list[bytes]: ...
+
+
+class TranslatingProtocol(MeteredProtocol, Protocol):
+    """A front end for an API OpenRouter does not serve: the agent's request (at any path under
+    `path`) is translated to another metered API's body, forwarded to `upstream_path`, and the
+    answer is rewritten back. Everything the proxy meters is the upstream's side (the request as
+    forwarded, the upstream's response), so records read as the upstream protocol's."""
+
+    upstream_path: str
+
+    def matches(self, route: str) -> bool:
+        """Whether `route` (relative to `/api/v1`, no query) is one of this front end's paths."""
+        ...
+
+    def translate_request(
+        self, route: str, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The upstream body and what could not be carried over (raises ValueError)."""
+        ...
+
+    def response_translator(self, status: int, streaming: bool) -> ResponseTranslator: ...
 
 
 def request_digest(body: dict[str, Any], sender: str) -> str:
@@ -241,8 +275,52 @@ class OpenAIResponses:
         return openrouter_error_body(status, message, metadata)
 
 
+class GeminiGenerateContent(ChatCompletions):
+    """Google's Gemini API (`generateContent`, `streamGenerateContent?alt=sse`) in front of
+    OpenRouter's chat/completions (`gemini.py`): metered as chat/completions (policy, output
+    limit, stream reading), its own refusals and errors in Google's error shape."""
+
+    name = "gemini"
+    path = "/gemini/v1beta"  # the base URL the agent is given is `.../api/v1/gemini`
+    upstream_path = "/chat/completions"
+
+    def matches(self, route: str) -> bool:
+        return (
+            route.startswith(self.path + "/models/")
+            and gemini.MODEL_PATH.match(route[len(self.path) :]) is not None
+        )
+
+    def translate_request(
+        self, route: str, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        model, stream = gemini.parse_path(route[len(self.path) :])
+        return gemini.to_chat(model, stream, body)
+
+    def response_translator(self, status: int, streaming: bool) -> ResponseTranslator:
+        return gemini.ResponseTranslator(status, streaming)
+
+    def error_body(self, status: int, message: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        """Google's shape; the proxy's own reason as a `google.rpc.ErrorInfo` detail."""
+        out = gemini.google_error(status, message)
+        info = {str(k): str(v) for k, v in metadata.items() if k not in ("source", "reason")}
+        out["error"]["details"] = [{
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": str(metadata.get("reason") or "harness_proxy"),
+            "domain": str(metadata.get("source") or "harness-proxy"), "metadata": info,
+        }]  # fmt: skip
+        return out
+
+
+def translating(protocol: MeteredProtocol) -> TranslatingProtocol | None:
+    """`protocol` as a translating front end, if it is one."""
+    if hasattr(protocol, "translate_request") and hasattr(protocol, "matches"):
+        return protocol  # type: ignore[return-value]
+    return None
+
+
 DEFAULT_PROTOCOLS: tuple[MeteredProtocol, ...] = (
     ChatCompletions(),
     AnthropicMessages(),
     OpenAIResponses(),
+    GeminiGenerateContent(),
 )

@@ -57,8 +57,10 @@ from harness.gateway.errors import classify_status, classify_stream_error, error
 from harness.gateway.protocols import (
     DEFAULT_PROTOCOLS,
     MeteredProtocol,
+    ResponseTranslator,
     openrouter_error_body,
     request_digest,
+    translating,
 )
 from harness.gateway.sse import StreamObservation
 from records.evidence.gateway import (
@@ -159,6 +161,7 @@ class RecordingProxy:
         self.prices = prices
         self.stall_seconds = stall_seconds
         self.protocols = {p.path: p for p in protocols}
+        self._fronts = [t for p in protocols if (t := translating(p)) is not None]
         self._lock = threading.Lock()
         self._log_lock = threading.Lock()
         self._state = ProxyState()
@@ -243,6 +246,14 @@ class RecordingProxy:
             return self._in_flight
 
     # -- bookkeeping (called from handler threads) -----------------------------------------------
+    def protocol_for(self, route: str) -> MeteredProtocol | None:
+        """The protocol that meters `route` (relative to `/api/v1`, no query): an exact path,
+        else a translating front end's."""
+        found = self.protocols.get(route)
+        if found is not None and translating(found) is None:
+            return found
+        return next((p for p in self._fronts if p.matches(route)), None)
+
     @contextmanager
     def exchange(self) -> Iterator[None]:
         with self._lock:
@@ -444,7 +455,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         route = self.path.split("?")[0].rstrip("/")
-        protocol = self.proxy.protocols.get(route[len(API) :]) if route.startswith(API) else None
+        protocol = self.proxy.protocol_for(route[len(API) :]) if route.startswith(API) else None
         with self.proxy.exchange():
             if protocol is not None:
                 self._metered(protocol, raw)
@@ -475,6 +486,7 @@ class _Handler(BaseHTTPRequestHandler):
         tap: Callable[[bytes], None],
         abort: Callable[[], bool] | None = None,
         finish: Callable[[bool], None] | None = None,
+        translator: ResponseTranslator | None = None,
     ) -> tuple[bool, float | None]:
         """Stream `response` to the client unchanged, with the upstream's own headers
         (`relayed_headers`); (client disconnected?, first byte ms).
@@ -483,7 +495,8 @@ class _Handler(BaseHTTPRequestHandler):
         response closes its connection, so the gateway stops generating) instead of paying for
         an answer nobody reads. `abort()` is asked after every piece: True stops relaying and
         drops the connection. `finish(disconnected)` runs once the upstream is read (or left),
-        before the client's last byte."""
+        before the client's last byte. A `translator` (a front end's) rewrites what is relayed:
+        the upstream's bytes still go to `tap` as they came."""
         self.send_response(response.status_code)
         for name, value in relayed_headers(response.headers):
             self.send_header(name, value)
@@ -498,16 +511,15 @@ class _Handler(BaseHTTPRequestHandler):
             if first is None:
                 first = (time.monotonic() - started) * 1000
             tap(data)
-            try:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                disconnected = True
+            pieces = translator.feed(data) if translator is not None else [data]
+            disconnected = not self._write_chunks(pieces)
             if disconnected or (abort is not None and abort()):
                 self.close_connection = True
                 if finish is not None:
                     finish(disconnected)
                 return disconnected, first
+        if translator is not None:
+            disconnected = not self._write_chunks(translator.close())
         if finish is not None:
             finish(disconnected)
         try:
@@ -517,6 +529,17 @@ class _Handler(BaseHTTPRequestHandler):
             disconnected = True
             self.close_connection = True
         return disconnected, first
+
+    def _write_chunks(self, pieces: list[bytes]) -> bool:
+        """Each piece as one HTTP chunk, flushed; False when the client hung up."""
+        try:
+            for piece in pieces:
+                if piece:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
 
     # -- metered requests (chat completions, ...) ----------------------------------------------
     def _metered(self, protocol: MeteredProtocol, raw: bytes) -> None:
@@ -535,7 +558,24 @@ class _Handler(BaseHTTPRequestHandler):
                                        error_class=ErrorClass.BAD_REQUEST,
                                        error_message="client sent a non-JSON body"))  # fmt: skip
             return
+        front = translating(protocol)
+        untranslated: list[str] = []
+        if front is not None:
+            try:
+                body, untranslated = front.translate_request(
+                    self.path.split("?")[0][len(API) :], body
+                )
+            except ValueError as exc:
+                index = proxy.count_other()
+                self._error(400, f"request not translatable: {exc}", protocol)
+                proxy.write(ExchangeRecord(time=when, index=index, kind="chat", method="POST",
+                                           path=self.path, status=400, latency_ms=0.0,
+                                           protocol=protocol.name,
+                                           error_class=ErrorClass.BAD_REQUEST,
+                                           error_message=f"not translatable: {exc}"))  # fmt: skip
+                return
         policed, changes = protocol.apply_policy(proxy.policy, body)
+        changes = [*(f"not translated: {x}" for x in untranslated), *changes]
         sender = self.headers.get("User-Agent", "")
         admission = proxy.admit(protocol, policed, sender)
         forwarded = admission.body
@@ -632,13 +672,20 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             payload = json.dumps(forwarded).encode()
-            with proxy.upstream_request("POST", self.path, payload, dict(self.headers)) as response:
+            front = translating(protocol)
+            path = API + front.upstream_path if front is not None else self.path
+            with proxy.upstream_request("POST", path, payload, dict(self.headers)) as response:
                 record.status = response.status_code
                 streaming = "event-stream" in response.headers.get("content-type", "")
                 if response.status_code >= 400:
                     streaming = False
+                translator = (
+                    front.response_translator(response.status_code, streaming)
+                    if front is not None
+                    else None
+                )
                 record.client_disconnected, record.first_byte_ms = self._relay(
-                    response, tap, stalled, finish
+                    response, tap, stalled, finish, translator
                 )
                 # OpenRouter's generation id, whatever id the API's body carries (`msg_…`,
                 # `resp_…`): what `GET /generation` answers for

@@ -15,6 +15,11 @@ own, doing the same thing to the worktree:
   one-liner that replaces the text once (or everywhere with `replaceAll`) and fails when it is
   not there.
 
+- Gemini CLI (0.61.0) has its own file tools: `write` is `write_file`, `edit` is `replace` (its
+  required `instruction` says what the script does; `replaceAll` is `allow_multiple`), `read` is
+  `read_file`, `bash` is `run_shell_command`, `glob` is `glob`, `grep` is `grep_search`, `list`
+  is `list_directory`.
+
 A call whose tool the agent does not offer (e.g. `webfetch`) is sent as scripted: the agent answers
 it as an unknown tool, as it would a model's.
 """
@@ -29,6 +34,7 @@ from typing import Any
 Call = tuple[str, dict[str, Any]]
 CLAUDE_CODE = frozenset({"Write", "Read", "Edit", "Bash"})
 CODEX = frozenset({"exec_command"})
+GEMINI_CLI = frozenset({"write_file", "replace", "read_file", "run_shell_command"})
 BASH_TIMEOUT_MS = 600_000  # Claude Code's maximum
 YIELD_MS = 30_000  # Codex waits this long for a command before handing back a session id
 EDIT_JS = (
@@ -59,6 +65,8 @@ def translate(calls: Iterable[Call], tools: Any) -> list[Call]:
         return [out for call in calls for out in _claude_code(*call)]
     if names >= CODEX:
         return [_codex(*call) for call in calls]
+    if names >= GEMINI_CLI:
+        return [_gemini_cli(*call) for call in calls]
     return list(calls)
 
 
@@ -81,6 +89,37 @@ def _claude_code(name: str, args: dict[str, Any]) -> list[Call]:
             bash["description"] = args["description"]
         return [("Bash", bash)]
     return [(name, args)]
+
+
+def _gemini_cli(name: str, args: dict[str, Any]) -> Call:
+    path = args.get("filePath")
+    if name == "write":
+        return ("write_file", {"file_path": path, "content": args.get("content", "")})
+    if name == "edit":
+        edit = {"file_path": path, "old_string": args.get("oldString", ""),
+                "new_string": args.get("newString", ""),
+                "instruction": "Replace the given text exactly as written."}  # fmt: skip
+        if args.get("replaceAll"):
+            edit["allow_multiple"] = True
+        return ("replace", edit)
+    if name == "read":
+        return ("read_file", {"file_path": path})
+    if name == "bash":
+        bash = {"command": args.get("command", "")}
+        if args.get("description"):
+            bash["description"] = args["description"]
+        return ("run_shell_command", bash)
+    if name in ("glob", "grep", "list"):
+        found = {k: v for k, v in args.items() if k in ("pattern", "include")}
+        if args.get("path"):
+            found["dir_path"] = args["path"]
+        if name == "grep":
+            include = found.pop("include", None)
+            return ("grep_search", found | ({"include_pattern": include} if include else {}))
+        if name == "list":
+            return ("list_directory", {"dir_path": args.get("path", ".")})
+        return ("glob", {k: v for k, v in found.items() if k != "include"})
+    return (name, args)
 
 
 def _codex(name: str, args: dict[str, Any]) -> Call:

@@ -12,9 +12,13 @@ from typing import Any
 from harness.gateway.simulator import dialects
 from records.simulator_scripts import Behaviour, ErrorSpec, ScriptedModel, TreeCalls, Turn
 
-WORKDIR_RE = re.compile(r"[Ww]orking directory: (\S[^\n]*)|<cwd>([^<\n]+)</cwd>")
+WORKDIR_RE = re.compile(
+    r"[Ww]orking directory: (\S[^\n]*)|<cwd>([^<\n]+)</cwd>"
+    r"|\*\*Workspace Directories:\*\*\n\s*- (\S[^\n]*)"
+)
 """OpenCode's and Claude Code's system prompt line ("Primary working directory: ..." for the
-latter), or Codex's environment context in a user message."""
+latter), Codex's environment context in a user message, or Gemini CLI's session context (its
+first workspace directory)."""
 PROBE_RE = re.compile(r"PREFLIGHT PROBE (\d+)")
 PROBE_FILE_RE = re.compile(r"^PROBE FILE: *(\S[^\n]*)$", re.MULTILINE)
 PROBE_TEXT_RE = re.compile(r"^PROBE TEXT: *(\S[^\n]*)$", re.MULTILINE)
@@ -85,7 +89,7 @@ class Conversation:
         users = [message_text(m) for m in messages if m.get("role") == "user"]
         match = WORKDIR_RE.search(system) or WORKDIR_RE.search("\n".join(users))
         return cls(
-            workdir=(match.group(1) or match.group(2)).strip() if match else "/tmp",
+            workdir=next(g for g in match.groups() if g).strip() if match else "/tmp",
             assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
             first_user=users[0] if users else "",
         )

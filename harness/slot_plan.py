@@ -263,7 +263,7 @@ def derive_parallel(
     elif deprecated:
         rate = (
             f"the key's rate limit ({requests} requests per {interval}) is not applied: the "
-            f"gateway calls it deprecated ({note!r})"
+            "gateway calls it deprecated"
         )
     else:
         rate = f"the key states no rate limit (requests {requests}, interval {interval})"

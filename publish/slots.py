@@ -23,27 +23,23 @@ def how_run(
     slots' shape, what the sessions recorded, the machines."""
     shape = settings.slot_shape
     parallel = derived.sessions if derived is not None else settings.max_parallel_sessions
-    text = (
-        f"up to {parallel} session{'s' if parallel != 1 else ''} at once, each in a slot of "
-        f"{shape.describe()}"
-    )
-    if derived is not None:
-        text += f" (derived before spending: {derived.basis})"
     sessions = list(sessions)
     slots: list[SlotRecord] = [s.slot for s in sessions if s is not None and s.slot is not None]
     recorded = [s for s in sessions if s is not None]
+    machines = sorted({_machine(s.machine) for s in slots})
+    text = (
+        f"up to {parallel} session{'s' if parallel != 1 else ''} at once, each in a slot of "
+        f"{shape.describe()}{' on ' + '; '.join(machines) if machines else ''}."
+    )
+    if derived is not None:
+        text += f" Derived before spending: {derived.basis}."
     if slots:
-        used = sorted({s.index for s in slots})
-        machines = sorted({_machine(s.machine) for s in slots})
-        text += (
-            f"; {len(slots)} of {len(recorded)} sessions recorded their slot (slots "
-            f"{', '.join(map(str, used))}) on {'; '.join(machines)}"
-        )
+        text += f" {len(slots)} of {len(recorded)} sessions recorded their slot."
     elif recorded:
-        text += "; its sessions recorded no slot (written before slots were recorded)"
+        text += " Its sessions recorded no slot (written before slots were recorded)."
     if not shape.pinned:
         text += (
-            ". The slots are not pinned: the sessions shared the machine's CPUs, so their elapsed "
-            "times (and the efficiency points) are not comparable between units"
+            " Not pinned: the sessions shared the machine's CPUs, so their elapsed times (and the "
+            "efficiency points) are not comparable between units."
         )
     return text

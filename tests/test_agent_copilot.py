@@ -1,7 +1,7 @@
 """GitHub Copilot CLI 1.0.102 as an agent: its recorded JSONL logs read into the trajectory (tokens
 from the proxy's records), the launch it gets (no setting that reaches past the proxy, with the
 recorded isolation runs as evidence), and a real run in the session sandbox against a scripted
-recorder (`agent_recorder.py`) that sees only chat/completions requests."""
+recorder (`agent_recorder.py`) that sees only OpenAI Responses requests."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from scoring.claims import agent_label
 
 DATA = Path(__file__).parent / "data/agents/copilot-1.0.102"
 INSTALLED = COPILOT.exists()
-CHAT = "/api/v1/chat/completions"
+RESPONSES = "/api/v1/responses"
 
 
 def cited(path: Path, source: str) -> dict:
@@ -51,7 +51,7 @@ def with_gateway(tmp_path: Path, run: str) -> Path:
         usage = TokenUsage(prompt=1000 * n, completion=10 * n, cached=7, cost_usd=0.001)
         record = ExchangeRecord(time="2026-12-07T14:30:00.000+00:00", index=n, kind="chat",
                                 method="POST", path=request["path"], step=n,
-                                protocol="chat/completions", request={"model": ROUTE},
+                                protocol="responses", request={"model": ROUTE},
                                 status=200, latency_ms=1.0, usage=usage)  # fmt: skip
         append_jsonl(tmp_path / "gateway.jsonl", json.loads(record.model_dump_json()))
     return events
@@ -126,7 +126,7 @@ def test_prepare_points_the_cli_at_the_proxy_and_turns_off_the_rest(tmp_path: Pa
     env = sandbox.env
     assert env["COPILOT_PROVIDER_BASE_URL"] == "http://127.0.0.1:18080/api/v1"
     assert (env["COPILOT_PROVIDER_TYPE"], env["COPILOT_PROVIDER_WIRE_API"]) == (
-        "openai", "completions")  # fmt: skip
+        "openai", "responses")  # fmt: skip
     assert env["COPILOT_MODEL"] == ROUTE and env["COPILOT_PROVIDER_API_KEY"] == "sk-siteos-proxy"
     assert env["COPILOT_OFFLINE"] == "true" and env["COPILOT_AUTO_UPDATE"] == "false"
     assert env["COPILOT_PROVIDER_MAX_OUTPUT_TOKENS"] == str(MAX_OUTPUT_TOKENS)
@@ -159,12 +159,16 @@ def test_the_recorded_launch_is_the_one_prepare_makes(tmp_path: Path) -> None:
 
 def test_the_recorded_session_asked_only_the_proxy_with_the_tools_it_offers() -> None:
     requests = json.loads((DATA / "session/requests.json").read_text())
-    assert {(r["method"], r["path"]) for r in requests} == {("POST", CHAT)}
+    assert {(r["method"], r["path"]) for r in requests} == {("POST", RESPONSES)}
     first = requests[0]["body"]
-    assert sorted(t["function"]["name"] for t in first["tools"]) == sorted(TOOLS)
-    assert first["model"] == ROUTE and first["max_tokens"] == MAX_OUTPUT_TOKENS
+    assert sorted(t["name"] for t in first["tools"]) == sorted(TOOLS)
+    assert first["model"] == ROUTE and first["max_output_tokens"] == MAX_OUTPUT_TOKENS
+    # no sampling settings of its own (its chat/completions wire sends temperature 0, top_p and
+    # both penalties, which a route without them under `require_parameters` cannot serve)
+    assert not {"temperature", "top_p", "frequency_penalty", "presence_penalty"} & set(first)
     # after its <current_datetime>, the prompt's bytes with the final newline trimmed (the CLI's)
-    assert first["messages"][-1]["content"].endswith("\n\n" + PROMPT.rstrip("\n"))
+    (text,) = first["input"][-1]["content"]
+    assert text["text"].endswith("\n\n" + PROMPT.rstrip("\n"))
 
 
 def test_the_anonymiser_knows_copilot_cli_through_its_adapter() -> None:
@@ -193,10 +197,10 @@ def test_real_copilot_cli_in_the_sandbox_asks_only_the_proxy(tmp_path: Path) -> 
     run = run_agent(CopilotAgent(), tmp_path, turns, PROMPT.encode())
     assert run.exit_code == 0, run.stderr[-2000:]
     assert (run.worktree / "notes.txt").read_text() == "hi\n"
-    assert [f"{r['method']} {r['path']}" for r in run.requests] == [f"POST {CHAT}"] * 3
+    assert [f"{r['method']} {r['path']}" for r in run.requests] == [f"POST {RESPONSES}"] * 3
     first = run.requests[0]
     assert first["headers"]["authorization"] == "Bearer sk-siteos-proxy"
-    assert {t["function"]["name"] for t in first["body"]["tools"]} == set(TOOLS)
+    assert {t["name"] for t in first["body"]["tools"]} == set(TOOLS)
     trace = CopilotAgent().read_trace(run.events)
     assert trace.finished_normally and trace.edits == ["/workspace/notes.txt"]
     assert trace.commands[0].output.startswith("hi\nhello world")

@@ -53,7 +53,7 @@ MAX_OUTPUT_TOKENS = 16_000
 TOOLS = ("bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit", "grep", "glob")
 FIXED_ENV = {
     "COPILOT_PROVIDER_TYPE": "openai",
-    "COPILOT_PROVIDER_WIRE_API": "completions",
+    "COPILOT_PROVIDER_WIRE_API": "responses",
     "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": str(MAX_PROMPT_TOKENS),
     "COPILOT_PROVIDER_MAX_OUTPUT_TOKENS": str(MAX_OUTPUT_TOKENS),
     "COPILOT_OFFLINE": "true",

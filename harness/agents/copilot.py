@@ -1,6 +1,9 @@
 """GitHub Copilot CLI 1.0.102 as a harness agent: `copilot --output-format json`, headless, its
-bring-your-own-key provider pointed at the proxy's OpenAI chat/completions path (the one OpenCode
-uses).
+bring-your-own-key provider pointed at the proxy's OpenAI Responses path (the one Codex uses).
+Its other wire, chat/completions, sends `temperature: 0`, `top_p: 0.95` and zero frequency and
+presence penalties on every request, which under the frozen `require_parameters` a route that
+does not list the penalties (the demo builder, many live routes) has no endpoint for; on
+Responses it sends no sampling settings, only `reasoning` and `max_output_tokens`.
 
 The npm package's bin is a Node launcher that execs the native binary of its platform package;
 that binary carries the CLI's JavaScript as an embedded archive, which `scripts/setup` unpacks

@@ -171,6 +171,27 @@ def test_the_recorded_session_asked_only_the_proxy_with_the_tools_it_offers() ->
     assert text["text"].endswith("\n\n" + PROMPT.rstrip("\n"))
 
 
+def test_the_recorded_isolation_runs_show_what_each_setting_stops() -> None:
+    """`isolation.json`: the CLI in a loopback-only namespace with a DNS logger answering every
+    name with 127.0.0.1 and listeners on :443 and :80 (README; `isolation_probe.py`)."""
+    runs = json.loads((DATA / "isolation.json").read_text())
+    adapter = runs["adapter"]
+    assert (adapter["exit"], adapter["outside"], adapter["output_limit"]) == (
+        0, [], MAX_OUTPUT_TOKENS)  # fmt: skip
+    assert adapter["proxy_requests"] == [f"POST {RESPONSES}"] * 3
+    assert adapter["tools_offered"] == sorted(TOOLS)
+    github = ["dns api.github.com type=1", "dns api.github.com type=28", "tcp 443 api.github.com"]
+    assert runs["no-offline"]["outside"] == []  # the flags alone stop the same requests
+    assert runs["no-offline-auto-update-on"]["outside"] == github  # the update check
+    assert runs["no-offline-telemetry-on"]["outside"] == github  # telemetry
+    assert runs["no-offline-no-flags"]["outside"] == github * 2
+    assert {"task", "skill", "sql"} <= set(runs["no-available-tools"]["tools_offered"])
+    assert "web_fetch" not in runs["no-available-tools"]["tools_offered"]  # offline: no web
+    assert "web_fetch" in runs["no-offline-no-available-tools"]["tools_offered"]
+    assert runs["no-max-tokens"]["output_limit"] is None
+    assert all(run["exit"] == 0 for run in runs.values())
+
+
 def test_the_anonymiser_knows_copilot_cli_through_its_adapter() -> None:
     identity = CopilotAgent.identity
     diff = (

@@ -20,6 +20,7 @@ from harness.agents.copilot import (
     CopilotAgent,
 )
 from harness.session.sandbox import bwrap_available
+from publish.render import environment
 from publish.trajectory import tool_view
 from records.evidence.agent import ErrorPart, TextPart, ToolPart
 from records.evidence.gateway import ExchangeRecord, TokenUsage
@@ -225,3 +226,15 @@ def test_real_copilot_cli_in_the_sandbox_asks_only_the_proxy(tmp_path: Path) -> 
     trace = CopilotAgent().read_trace(run.events)
     assert trace.finished_normally and trace.edits == ["/workspace/notes.txt"]
     assert trace.commands[0].output.startswith("hi\nhello world")
+
+
+@pytest.mark.parametrize("arms", [["opencode", "copilot"], ["opencode", "codex"]])
+def test_the_agents_page_says_how_copilot_cli_is_served(arms: list[str]) -> None:
+    """The arm is disclosed as bring-your-own-key on the same route, never GitHub's routing."""
+    page = environment().get_template("agents.md.j2").render(
+        facts={"kind_label": "intervention round", "round_id": "r", "kind": "live"},
+        settings={"title": "R"},
+        arms=[(a, agent_label(a)) for a in arms], agents_view=None,
+    )  # fmt: skip
+    assert ('id="copilot-byok"' in page) == ("copilot" in arms)
+    assert ("GitHub Copilot CLI" in page) == ("copilot" in arms)

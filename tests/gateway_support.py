@@ -263,3 +263,33 @@ def resend(base_url: str, record: ExchangeRecord) -> httpx.Response:
     path = record.path.removeprefix("/api/v1")
     headers = {"User-Agent": record.sender or ""}
     return httpx.post(f"{base_url}{path}", json=record.request, headers=headers, timeout=20)
+
+
+WRITE = {"name": "write", "arguments": {"filePath": "{workdir}/a.txt", "content": "a\n"}}
+BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
+PRICES = {"prompt": "0.00001", "completion": "0.0001"}
+
+
+def front_end_scripts(lab: str) -> list[ScriptedModel]:
+    """The behaviours every protocol front end's tests drive (`<lab>/<name>-1`): a tool-using
+    build, a step burner (cheap and expensive), an in-stream 429, one 503 then recovery, a cut
+    stream and a stall past the outage window behind keep-alives."""
+    return [
+        script(f"{lab}/tools-1", [{"text": "Writing a.txt", "tool_calls": [WRITE, BASH]},
+                                  {"text": "All done."}]),
+        script(f"{lab}/burner-1", [{"tool_calls": [BASH]}],
+               session={"after_last": "repeat_last"}),
+        script(f"{lab}/burn-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"},
+               usage={"completion_tokens": 3000}, catalogue={"pricing": PRICES}),
+        script(f"{lab}/r429-1", [{"error": {"kind": "midstream", "code": 429,
+                                            "partial_text": "Wri",
+                                            "message": "Rate limit exceeded"}}]),
+        script(f"{lab}/flaky-1", [{"tool_calls": [BASH]},
+                                  {"error": {"kind": "http", "status": 503, "times": 1}},
+                                  {"text": "recovered"}]),
+        script(f"{lab}/cut-1", [{"text": "I will now write the page and",
+                                 "error": {"kind": "truncate"}}]),
+        script(f"{lab}/stall-1", [{"error": {"kind": "stall", "hang_seconds": 30,
+                                             "keepalive_seconds": 0.2,
+                                             "partial_text": "Writing the page"}}]),
+    ]  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from gateway_support import loopback_only, script
+from gateway_support import front_end_scripts, loopback_only, script
 
 from harness.gateway import gemini
 from harness.gateway.budget import Prices
@@ -29,9 +29,6 @@ from harness.gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 
 KEY = "sk-or-v1-gemini-test-key"
-WRITE = {"name": "write", "arguments": {"filePath": "{workdir}/a.txt", "content": "a\n"}}
-BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
-PRICES = {"prompt": "0.00001", "completion": "0.0001"}
 SDK_EVENT = re.compile(r"^data: (.*)(?:\n\n|\r\r|\r\n\r\n)")  # @google/genai's responseLineRE
 SYSTEM = "You are an agent.\n- **Workspace Directories:**\n  - /g\n"
 TOOLS = [{"functionDeclarations": [
@@ -41,25 +38,11 @@ TOOLS = [{"functionDeclarations": [
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[Simulator]:
-    scripts = [
-        script("lab-g/tools-1", [{"text": "Writing a.txt", "tool_calls": [WRITE, BASH]},
-                                 {"text": "All done."}]),
-        script("lab-g/burner-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"}),
-        script("lab-g/burn-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"},
-               usage={"completion_tokens": 3000}, catalogue={"pricing": PRICES}),
-        script("lab-g/r429-1", [{"error": {"kind": "midstream", "code": 429, "partial_text": "Wri",
-                                           "message": "Rate limit exceeded"}}]),
-        script("lab-g/flaky-1", [{"tool_calls": [BASH]},
-                                 {"error": {"kind": "http", "status": 503, "times": 1}},
-                                 {"text": "recovered"}]),
-        script("lab-g/cut-1", [{"text": "I will now write the page and",
-                                "error": {"kind": "truncate"}}]),
+    scripts = front_end_scripts("lab-g")
+    scripts.append(
         script("lab-g/slow-1", [{"text": "Done.", "error": {"kind": "stall", "hang_seconds": 1.5,
-                                                            "keepalive_seconds": 0.2}}]),
-        script("lab-g/stall-1", [{"error": {"kind": "stall", "hang_seconds": 30,
-                                            "keepalive_seconds": 0.2,
-                                            "partial_text": "Writing the page"}}]),
-    ]  # fmt: skip
+                                                            "keepalive_seconds": 0.2}}])
+    )  # fmt: skip
     with loopback_only(), Simulator(scripts, api_key=KEY, generation_lag_seconds=0.0) as s:
         yield s
 

@@ -14,9 +14,9 @@ import openai
 import pytest
 from gateway_support import (
     drive_responses,
+    front_end_scripts,
     loopback_only,
     resend,
-    script,
     sse_payloads,
     system_prompt,
 )
@@ -29,30 +29,11 @@ from harness.gateway.simulator import Simulator
 from records.evidence.gateway import ExchangeRecord, GatewayPolicy, read_exchanges, summarize
 
 KEY = "sk-or-v1-responses-test-key"
-WRITE = {"name": "write", "arguments": {"filePath": "{workdir}/a.txt", "content": "a\n"}}
-BASH = {"name": "bash", "arguments": {"command": "echo {turn}", "description": "x"}}
-PRICES = {"prompt": "0.00001", "completion": "0.0001"}
 
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[Simulator]:
-    scripts = [
-        script("lab-r/tools-1", [{"text": "Writing a.txt", "tool_calls": [WRITE, BASH]},
-                                 {"text": "All done."}]),
-        script("lab-r/burner-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"}),
-        script("lab-r/burn-1", [{"tool_calls": [BASH]}], session={"after_last": "repeat_last"},
-               usage={"completion_tokens": 3000}, catalogue={"pricing": PRICES}),
-        script("lab-r/r429-1", [{"error": {"kind": "midstream", "code": 429, "partial_text": "Wri",
-                                           "message": "Rate limit exceeded"}}]),
-        script("lab-r/flaky-1", [{"tool_calls": [BASH]},
-                                 {"error": {"kind": "http", "status": 503, "times": 1}},
-                                 {"text": "recovered"}]),
-        script("lab-r/cut-1", [{"text": "I will now write the page and",
-                                "error": {"kind": "truncate"}}]),
-        script("lab-r/stall-1", [{"error": {"kind": "stall", "hang_seconds": 30,
-                                            "keepalive_seconds": 0.2,
-                                            "partial_text": "Writing the page"}}]),
-    ]  # fmt: skip
+    scripts = front_end_scripts("lab-r")
     with loopback_only(), Simulator(scripts, api_key=KEY, generation_lag_seconds=0.0) as s:
         yield s
 

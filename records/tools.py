@@ -21,6 +21,12 @@ CODEX = CODEX_DIR / "node_modules" / ".bin" / "codex"
 # Gemini CLI's package is one bundled Node script (bundle/gemini.js), run with Node 22.
 GEMINI_CLI_DIR = TOOLS_DIR / "gemini-cli"
 GEMINI_CLI = GEMINI_CLI_DIR / "node_modules" / ".bin" / "gemini"
+# Copilot CLI's npm bin is a Node launcher that execs its platform package's native binary, which
+# runs the JavaScript package it carries, unpacked by setup into `cache/` (COPILOT_PKG_CACHE_HOME).
+COPILOT_DIR = TOOLS_DIR / "copilot"
+COPILOT_NATIVE_IN = "node_modules/@github/copilot-linux-x64/copilot"  # within COPILOT_DIR
+COPILOT = COPILOT_DIR / COPILOT_NATIVE_IN
+COPILOT_CACHE = COPILOT_DIR / "cache"
 AXE_JS = TOOLS_DIR / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 NPM_CACHE = TOOLS_DIR / "npm-cache"
 NPM_CACHE_ENTRIES = ("_cacache/content-v2", "_cacache/index-v5")

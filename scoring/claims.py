@@ -35,7 +35,7 @@ from scoring.uncertainty import (
 
 AGENT_LABELS = {
     "opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex CLI",
-    "gemini-cli": "Gemini CLI",
+    "gemini-cli": "Gemini CLI", "copilot": "GitHub Copilot CLI",
 }  # fmt: skip
 """Each agent's product name, as its adapter names it (harness/agents/*: `IDENTITY.names[0]`);
 the claims and the site name agents by it."""

@@ -1,7 +1,8 @@
-"""A scripted stand-in for the recording proxy's Unix socket, for real Claude Code, Codex and Gemini
-CLI runs in the session sandbox: it keeps every request (method, path, headers, JSON body) and
-answers Anthropic Messages (`…/messages`), OpenAI Responses (`…/responses`) or the Gemini API
-(`…:streamGenerateContent`) as a stream, turn by turn.
+"""A scripted stand-in for the recording proxy's Unix socket, for real Claude Code, Codex, Gemini
+CLI and Copilot CLI runs in the session sandbox: it keeps every request (method, path, headers,
+JSON body) and answers Anthropic Messages (`…/messages`), OpenAI Responses (`…/responses`), the
+Gemini API (`…:streamGenerateContent`) or OpenAI chat/completions (`…/chat/completions`) as a
+stream, turn by turn.
 
 A turn is `{"reasoning": str, "text": str, "calls": [{"name": str, "input": dict}]}` (each key
 optional); the turn a request gets is the number of model turns already in its conversation, so a
@@ -132,11 +133,37 @@ def gemini_stream(turn: dict[str, Any], model: str, n: int) -> Iterator[bytes]:
     yield f"data: {json.dumps(last)}\r\n\r\n".encode()
 
 
+def chat_stream(turn: dict[str, Any], model: str, n: int) -> Iterator[bytes]:
+    """One chat/completions answer as OpenRouter streams it: reasoning, text, the tool calls, then
+    the finish reason with the usage, and `[DONE]`."""
+    base = {"id": f"gen-rec{n:04d}", "object": "chat.completion.chunk", "created": 1,
+            "model": model, "provider": "Recorder"}  # fmt: skip
+
+    def chunk(delta: dict[str, Any], **extra: Any) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": None, **extra}
+        return f"data: {json.dumps({**base, 'choices': [choice]})}\n\n".encode()
+
+    if turn.get("reasoning"):
+        yield chunk({"role": "assistant", "content": "", "reasoning": turn["reasoning"]})
+    if turn.get("text"):
+        yield chunk({"role": "assistant", "content": turn["text"]})
+    for k, call in enumerate(turn.get("calls", [])):
+        function = {"name": call["name"], "arguments": json.dumps(call["input"])}
+        yield chunk({"tool_calls": [{"index": k, "id": f"call_rec{n:03d}{k}", "type": "function",
+                                     "function": function}]})  # fmt: skip
+    usage = {"prompt_tokens": 100 + n, "completion_tokens": 15 + n, "total_tokens": 115 + 2 * n,
+             "prompt_tokens_details": {"cached_tokens": 7}}  # fmt: skip
+    finish = "tool_calls" if turn.get("calls") else "stop"
+    yield chunk({}, finish_reason=finish)
+    yield f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
 def turns_done(path: str, body: dict[str, Any]) -> int:
     """How many model turns the request's conversation already holds."""
     if path.endswith(("generateContent", "GenerateContent")):
         return sum(1 for c in body.get("contents") or [] if c.get("role") == "model")
-    if path.endswith("/messages"):
+    if path.endswith(("/messages", "/chat/completions")):
         return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
     calls = [str(i.get("type", "")).endswith("_call") for i in body.get("input") or []]
     return sum(1 for k, call in enumerate(calls) if call and (k == 0 or not calls[k - 1]))
@@ -177,18 +204,21 @@ class Recorder:
                 )
                 path = self.path.split("?")[0]
                 gemini = path.endswith(":streamGenerateContent")
-                if not (gemini or path.endswith(("/messages", "/responses"))):
+                chat = path.endswith("/chat/completions")
+                if not (gemini or chat or path.endswith(("/messages", "/responses"))):
                     return self._json(404, {"error": {"message": "no such path"}})
                 n = next(recorder.answered)
                 if recorder.refuse_from and n >= recorder.refuse_from:
                     if gemini:  # the proxy's refusal in Google's shape
                         error = {"code": 400, "message": REFUSAL, "status": "INVALID_ARGUMENT"}
                         return self._json(400, {"error": error})
+                    if chat:  # OpenRouter's error shape, as the proxy refuses a chat request
+                        return self._json(400, {"error": {"code": 400, "message": REFUSAL}})
                     error = {"type": "invalid_request_error", "message": REFUSAL}
                     return self._json(400, {"type": "error", "error": error})
                 turn = recorder.turns[min(turns_done(path, body), len(recorder.turns) - 1)]
                 render = (
-                    gemini_stream if gemini
+                    gemini_stream if gemini else chat_stream if chat
                     else messages_stream if path.endswith("/messages") else responses_stream
                 )  # fmt: skip
                 self.send_response(200)

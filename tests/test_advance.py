@@ -125,12 +125,13 @@ def test_the_agents_round_is_refused_until_round_1_has_a_champion_cohort(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The intervention round on the champion cohort (benchmark/rounds/round-2-agents.json): a
-    real round of OpenCode (the baseline, the fixed controls kept), Claude Code, Codex CLI and
-    Gemini CLI on the models advancing from Round 1; refused until Round 1's model leaderboard
-    advances them."""
+    real round of OpenCode (the baseline, the fixed controls kept), Claude Code, Codex CLI, Gemini
+    CLI and GitHub Copilot CLI on the models advancing from Round 1; refused until Round 1's model
+    leaderboard advances them."""
     agents = load_round("round-2-agents", require_cohort=False)
     assert agents.kind == "real" and agents.advances_from == "round-1"
-    assert [a.name for a in agents.arms] == ["opencode", "claude-code", "codex", "gemini-cli"]
+    assert [a.name for a in agents.arms] == [
+        "opencode", "claude-code", "codex", "gemini-cli", "copilot"]  # fmt: skip
     assert agents.agent == load_round("round-0").agent and not agents.control_differences
     with pytest.raises(RecordError, match=r"run python -m harness.advance round-1 --to round-2"):
         load_round("round-2-agents")

@@ -1,8 +1,8 @@
-"""Claude Code, Codex CLI and Gemini CLI as scored units: each real CLI runs a scripted build (the
-showcase's strong builder, its calls in the agent's own tools) in the session sandbox, through the
-recording proxy (Anthropic Messages, OpenAI Responses, the Gemini API translated to
-chat/completions) to the simulator, with nothing past loopback; its unit is evaluated and scored
-like an OpenCode unit."""
+"""Claude Code, Codex CLI, Gemini CLI and Copilot CLI as scored units: each real CLI runs a
+scripted build (the showcase's strong builder, its calls in the agent's own tools) in the session
+sandbox, through the recording proxy (Anthropic Messages, OpenAI Responses for Codex and Copilot
+CLI, the Gemini API translated to chat/completions) to the simulator, with nothing past loopback;
+its unit is evaluated and scored like an OpenCode unit."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from session_support import agent_round, order_units, pass_preconditions
 
 from evaluator.unit_evaluation import evaluate_unit
-from harness.agents import ClaudeCodeAgent, CodexAgent, GeminiCliAgent
+from harness.agents import ClaudeCodeAgent, CodexAgent, CopilotAgent, GeminiCliAgent
+from harness.agents.copilot import MAX_OUTPUT_TOKENS
 from harness.freeze import freeze
 from harness.unit import run_unit
 from records.evidence.agent import AgentTrace
@@ -27,6 +28,7 @@ AGENTS = {  # agent -> (its adapter, the protocol its proxy log records, the pat
     "codex": (CodexAgent, "responses", "/api/v1/responses"),
     "gemini-cli": (GeminiCliAgent, "gemini",
                    "/api/v1/gemini/v1beta/models/demo-northwind/builder-1:streamGenerateContent"),
+    "copilot": (CopilotAgent, "responses", "/api/v1/responses"),
 }  # fmt: skip
 
 
@@ -68,13 +70,16 @@ def test_the_proxy_forwards_the_agents_output_limit_as_it_was_sent(unit: tuple) 
     """$5 covers the route's maximum output at its price, so the hard budget writes nothing in:
     Codex names no `max_output_tokens` and none goes upstream, nor does Gemini CLI name a
     `maxOutputTokens` (its forwarded chat request has no `max_tokens`); Claude Code's own
-    `max_tokens` goes as it was sent (the exchange records hold the bodies as forwarded)."""
+    `max_tokens` goes as it was sent, as does Copilot CLI's `max_output_tokens` (its provider's
+    output limit; the exchange records hold the bodies as forwarded)."""
     name, rnd, _ = unit
     exchanges = read_exchanges(rnd.unit("strong-builder-r1").gateway)
     assert exchanges and all(x.budget_capped is None for x in exchanges)
     assert all(x.max_tokens_change is None for x in exchanges)
     if name == "codex":
         assert not any("max_output_tokens" in x.request for x in exchanges)
+    elif name == "copilot":
+        assert all(x.request.get("max_output_tokens") == MAX_OUTPUT_TOKENS for x in exchanges)
     elif name == "gemini-cli":
         assert not any("max_tokens" in x.request for x in exchanges)
     else:

@@ -39,12 +39,12 @@ def test_round_settings_refuse_two_different_agent_versions() -> None:
 
 
 def test_the_registry_maps_names_to_adapters() -> None:
-    assert set(AGENTS) == {"opencode", "claude-code", "codex", "gemini-cli"}
+    assert set(AGENTS) == {"opencode", "claude-code", "codex", "gemini-cli", "copilot"}
     agent = adapter(OPENCODE, "round 'demo'")
     assert isinstance(agent, OpenCodeAgent) and agent.info == OPENCODE
     assert "OpenCode" in agent.identity.names and agent.identity.files and agent.identity.ids
     for name, version in (("claude-code", "2.1.332"), ("codex", "0.171.0"),
-                          ("gemini-cli", "0.61.0")):  # fmt: skip
+                          ("gemini-cli", "0.61.0"), ("copilot", "1.0.102")):  # fmt: skip
         other = adapter(AgentInfo(name=name, version=version), "round 'x'")
         assert other.info == AgentInfo(name=name, version=version) and other.identity.names
     with pytest.raises(AgentRefused, match="'aider' has no adapter"):

@@ -1,7 +1,8 @@
 """The simulator's scripted tool calls in each agent's own tools (harness/gateway/simulator/
 dialects.py): Claude Code's reads before its writes and edits, Codex's shell commands doing
 exactly what OpenCode's write and edit do (run here by bash and Node, byte for byte), Gemini CLI's
-file tools with the arguments its recorded schemas declare."""
+file tools with the arguments its recorded schemas declare, Copilot CLI's `bash` heredocs and its
+own edit, view and search tools."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.gateway import gemini
-from harness.gateway.simulator.dialects import translate, write_command
+from harness.gateway.simulator.dialects import heredoc_command, translate, write_command
 from harness.gateway.simulator.turns import Conversation
 from records.tools import CODEX_DIR, node_path_env
 from sandbox.netns import loopback_netns_argv
@@ -25,6 +26,7 @@ CLAUDE_TOOLS = json.loads((DATA / "claude-code-2.1.332/session/requests.json").r
 CODEX_REQUEST = json.loads((DATA / "codex-0.171.0/session/requests.json").read_text())[0]["body"]
 GEMINI_REQUEST = json.loads((DATA / "gemini-cli-0.61.0/session/requests.json").read_text())[0]
 GEMINI_CHAT, _ = gemini.to_chat("lab-x/editor-1", True, GEMINI_REQUEST["body"])
+COPILOT_REQUEST = json.loads((DATA / "copilot-1.0.102/session/requests.json").read_text())[0]
 SCRIPTED = [
     ("write", {"filePath": "/w/src/a.ts", "content": "export const a = 1;\n"}),
     ("edit", {"filePath": "/w/src/a.ts", "oldString": "1", "newString": "2"}),
@@ -60,6 +62,30 @@ def test_gemini_cli_gets_its_own_file_tools_with_their_declared_arguments() -> N
     assert "allow_multiple" not in calls[1][1] and calls[2][1]["allow_multiple"] is True
     assert calls[6][1] == {"command": "npm run build", "description": "build"}
     declared = {t["function"]["name"]: t["function"]["parameters"] for t in GEMINI_CHAT["tools"]}
+    for name, args in calls[:-1]:  # every argument is one the recorded schema declares
+        schema = declared[name]
+        assert set(schema.get("required", [])) <= set(args) <= set(schema["properties"]), name
+
+
+def test_copilot_cli_gets_its_own_tools_with_their_declared_arguments() -> None:
+    """Writes are `bash` heredocs (its `create` refuses an existing file or a missing folder),
+    a replace-everywhere edit the Node one-liner; each call has what its recorded schema needs."""
+    scripted = [*SCRIPTED[:2], ("edit", {"filePath": "/w/a", "oldString": "x", "newString": "y",
+                                         "replaceAll": True}),
+                ("read", {"filePath": "/w/a"}), ("glob", {"pattern": "src/**/*.ts", "path": "/w"}),
+                ("grep", {"pattern": "Venue", "include": "*.tsx"}), ("list", {"path": "/w"}),
+                *SCRIPTED[2:]]  # fmt: skip
+    tools = COPILOT_REQUEST["body"]["tools"]
+    calls = translate(scripted, tools)
+    assert [name for name, _ in calls] == [
+        "bash", "edit", "bash", "view", "glob", "grep", "view", "bash", "webfetch"]  # fmt: skip
+    content = "export const a = 1;\n"
+    assert calls[0][1]["command"] == heredoc_command("/w/src/a.ts", content)
+    assert calls[1][1] == {"path": "/w/src/a.ts", "old_str": "1", "new_str": "2"}
+    assert calls[2][1]["command"].startswith("node -e ")
+    assert calls[5][1] == {"pattern": "Venue", "glob": "*.tsx"}
+    assert calls[7][1] == {"command": "npm run build", "description": "build", "initial_wait": 600}
+    declared = {t["name"]: t["parameters"] for t in tools}  # the Responses API's tool shape
     for name, args in calls[:-1]:  # every argument is one the recorded schema declares
         schema = declared[name]
         assert set(schema.get("required", [])) <= set(args) <= set(schema["properties"]), name
@@ -134,3 +160,19 @@ def test_each_agent_names_its_working_directory() -> None:
     ]
     assert Conversation.of({"messages": codex_messages}).workdir == "/workspace"
     assert Conversation.of(GEMINI_CHAT).workdir == "/workspace"  # its session context
+    copilot = COPILOT_REQUEST["body"]  # its environment context, in its instructions
+    body = {"messages": [{"role": "system", "content": copilot["instructions"]}]}
+    assert Conversation.of(body).workdir == "/workspace"
+
+
+@pytest.mark.parametrize("content", WRITES)
+def test_copilot_cli_writes_exactly_the_scripted_bytes(tmp_path: Path, content: str) -> None:
+    """Over an existing file and into a folder not yet made, as OpenCode's `write` does."""
+    for target in (tmp_path / "old.txt", tmp_path / "new" / "dir" / "file.txt"):
+        if target.name == "old.txt":
+            target.write_text("an older file, replaced\n")
+        ((name, args),) = translate([("write", {"filePath": str(target), "content": content})],
+                                    COPILOT_REQUEST["body"]["tools"])  # fmt: skip
+        assert name == "bash"
+        subprocess.run(["bash", "-c", args["command"]], check=True, cwd=tmp_path)
+        assert target.read_bytes() == content.encode()

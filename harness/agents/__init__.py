@@ -12,6 +12,7 @@ from collections.abc import Callable
 from harness.agents.base import Agent, AgentTrace, CommandRun, Launch
 from harness.agents.claude_code import ClaudeCodeAgent
 from harness.agents.codex import CodexAgent
+from harness.agents.copilot import CopilotAgent
 from harness.agents.gemini_cli import GeminiCliAgent
 from harness.agents.opencode import OpenCodeAgent
 from records.evidence.agent import AgentInfo
@@ -21,6 +22,7 @@ AGENTS: dict[str, Callable[[], Agent]] = {
     "claude-code": ClaudeCodeAgent,
     "codex": CodexAgent,
     "gemini-cli": GeminiCliAgent,
+    "copilot": CopilotAgent,
 }
 
 
@@ -63,6 +65,7 @@ __all__ = [
     "AgentTrace",
     "ClaudeCodeAgent",
     "CodexAgent",
+    "CopilotAgent",
     "CommandRun",
     "GeminiCliAgent",
     "Launch",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.agents.base import OUTPUT_LIMIT, truncate
-from records.evidence.agent import AgentTrace
+from records.evidence.agent import AgentTrace, StepMetrics
 
 FILE_TEXT_LIMIT = 20_000  # characters of a written file kept in the trajectory (others: 4,000)
 
@@ -63,3 +63,23 @@ def json_lines(trace: AgentTrace, events: Path) -> Iterator[tuple[str, dict[str,
             continue
         if isinstance(event, dict):
             yield f"{events.name}:{number}", event
+
+
+def gateway_usage(gateway: Path) -> dict[int, StepMetrics]:
+    """Each step's tokens from the proxy's `gateway.jsonl` (the last served chat request of the
+    step), for agents whose own log reports none."""
+    usage: dict[int, StepMetrics] = {}
+    for line in gateway.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = as_dict(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+        counts, step = as_dict(record.get("usage")), as_int(record.get("step"))
+        if counts and step is not None and record.get("kind") == "chat":
+            usage[step] = StepMetrics(
+                input_tokens=as_int(counts.get("prompt")),
+                output_tokens=as_int(counts.get("completion")),
+                reasoning_tokens=as_int(counts.get("reasoning")),
+                cache_read_tokens=as_int(counts.get("cached")),
+            )
+    return usage

@@ -20,6 +20,13 @@ own, doing the same thing to the worktree:
   `read_file`, `bash` is `run_shell_command`, `glob` is `glob`, `grep` is `grep_search`, `list`
   is `list_directory`.
 
+- Copilot CLI (1.0.102) has `create`, `edit`, `view` and `bash`, but its `create` refuses a file
+  that exists or whose folder does not, and runs a turn's calls at once: `write` is a `bash`
+  heredoc (its folders made first, as for Codex without the patch); `edit` is `edit` (absolute
+  path, one occurrence), or with `replaceAll` the Node one-liner in `bash`; `read` is `view`, as
+  is `list`; `glob` and `grep` are its own (`paths`, grep's `glob`). Each `bash` waits up to the
+  tool's maximum, 600 s (`initial_wait`; its default of 30 s would leave a build running).
+
 A call whose tool the agent does not offer (e.g. `webfetch`) is sent as scripted: the agent answers
 it as an unknown tool, as it would a model's.
 """
@@ -35,6 +42,8 @@ Call = tuple[str, dict[str, Any]]
 CLAUDE_CODE = frozenset({"Write", "Read", "Edit", "Bash"})
 CODEX = frozenset({"exec_command"})
 GEMINI_CLI = frozenset({"write_file", "replace", "read_file", "run_shell_command"})
+COPILOT = frozenset({"bash", "view", "create", "edit"})
+COPILOT_WAIT_S = 600  # the most `initial_wait` takes
 BASH_TIMEOUT_MS = 600_000  # Claude Code's maximum
 YIELD_MS = 30_000  # Codex waits this long for a command before handing back a session id
 EDIT_JS = (
@@ -67,6 +76,8 @@ def translate(calls: Iterable[Call], tools: Any) -> list[Call]:
         return [_codex(*call) for call in calls]
     if names >= GEMINI_CLI:
         return [_gemini_cli(*call) for call in calls]
+    if names >= COPILOT:
+        return [_copilot(*call) for call in calls]
     return list(calls)
 
 
@@ -122,6 +133,40 @@ def _gemini_cli(name: str, args: dict[str, Any]) -> Call:
     return (name, args)
 
 
+def _copilot(name: str, args: dict[str, Any]) -> Call:
+    path = str(args.get("filePath", ""))
+    if name == "write":
+        return _copilot_bash(heredoc_command(path, str(args.get("content", ""))), f"Write {path}")
+    if name == "edit" and args.get("replaceAll"):
+        params = [path, args.get("oldString", ""), args.get("newString", ""), True]
+        command = f"node -e {shlex.quote(EDIT_JS)} {shlex.quote(json.dumps(params))}"
+        return _copilot_bash(command, f"Edit {path}")
+    if name == "edit":
+        edit = {"path": path, "old_str": args.get("oldString", ""),
+                "new_str": args.get("newString", "")}  # fmt: skip
+        return ("edit", edit)
+    if name == "read":
+        return ("view", {"path": path})
+    if name == "list":
+        return ("view", {"path": args.get("path", ".")})
+    if name == "bash":
+        return _copilot_bash(str(args.get("command", "")), str(args.get("description") or ""))
+    if name in ("glob", "grep"):
+        found: dict[str, Any] = {"pattern": args.get("pattern", "")}
+        if args.get("path"):
+            found["paths"] = args["path"]
+        if name == "grep" and args.get("include"):
+            found["glob"] = args["include"]
+        return (name, found)
+    return (name, args)
+
+
+def _copilot_bash(command: str, description: str) -> Call:
+    bash = {"command": command, "description": description or "Run a command",
+            "initial_wait": COPILOT_WAIT_S}  # fmt: skip
+    return ("bash", bash)
+
+
 def _codex(name: str, args: dict[str, Any]) -> Call:
     path = str(args.get("filePath", ""))
     if name == "bash":
@@ -147,6 +192,12 @@ def write_command(path: str, content: str) -> str:
         lines = "".join(f"+{line}\n" for line in content[:-1].split("\n"))
         patch = f"*** Begin Patch\n*** Add File: {path}\n{lines}*** End Patch\n"
         return f"apply_patch <<'EOF'\n{patch}EOF\n"
+    return heredoc_command(path, content)
+
+
+def heredoc_command(path: str, content: str) -> str:
+    """A `cat` heredoc writing exactly `content` to `path` (its folders made first; content
+    without a final newline gets one in the heredoc, taken off again)."""
     delimiter = "SITEOS_EOF"
     while delimiter in content:
         delimiter += "_"

@@ -17,8 +17,9 @@ WORKDIR_RE = re.compile(
     r"|\*\*Workspace Directories:\*\*\n\s*- (\S[^\n]*)"
 )
 """OpenCode's and Claude Code's system prompt line ("Primary working directory: ..." for the
-latter), Codex's environment context in a user message, or Gemini CLI's session context (its
-first workspace directory)."""
+latter, "Current working directory: ..." in Copilot CLI's environment context), Codex's
+environment context in a user message, or Gemini CLI's session context (its first workspace
+directory)."""
 PROBE_RE = re.compile(r"PREFLIGHT PROBE (\d+)")
 PROBE_FILE_RE = re.compile(r"^PROBE FILE: *(\S[^\n]*)$", re.MULTILINE)
 PROBE_TEXT_RE = re.compile(r"^PROBE TEXT: *(\S[^\n]*)$", re.MULTILINE)

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gateway.client import says_deprecated
 from records.evidence.gateway import ParallelDerivation
 from records.inputs import RoundSettings, round_settings_path
 from records.slots import GIB, Machine, SlotRecord, SlotShape
@@ -254,7 +255,7 @@ def derive_parallel(
     machine = max_slots(shape, cpus, memory) if shape.pinned else bound
     seconds = interval_seconds(interval)
     by_rate = None
-    deprecated = "deprecated" in (note or "").lower()
+    deprecated = says_deprecated(note)
     if requests is not None and requests > 0 and seconds and not deprecated:
         by_rate = max(1, int(requests / seconds / REQUESTS_PER_SESSION_SECOND))
     sessions = max(1, min(x for x in (bound, machine, by_rate) if x is not None))

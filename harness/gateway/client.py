@@ -102,7 +102,12 @@ class KeyRateLimit(Loose):
 
     @property
     def deprecated(self) -> bool:
-        return "deprecated" in (self.note or "").lower()
+        return says_deprecated(self.note)
+
+
+def says_deprecated(note: str | None) -> bool:
+    """A `rate_limit.note` in which the gateway calls the limit deprecated."""
+    return "deprecated" in (note or "").lower()
 
 
 class KeyInfo(Loose):

@@ -9,14 +9,17 @@ evidence folder (the showcase round copied in, demo-round-1's cohort written fro
 - sessions: the 18 scored sessions, `python -m harness.parallel run demo-round-1 -n N`;
 - after: evaluation, packets, scoring and the site (`doit -n 2 -P thread`).
 
-Every later N repeats only the sessions (the one part N changes), on a copy of the first run's
-evidence as it was before its sessions; the other parts do the same work whatever N is.
+Every later N repeats the sessions (the one part N changes) and everything after them, on a copy
+of the first run's evidence as it was before its sessions, and its verdicts are compared with the
+first run's: per unit the stop status, validity, gates failed, each check's points, the automated
+score, the total, the rank and the cost; per model the mean and the round's standing. Elapsed
+times are not compared (they are what N changes).
 
     .venv/bin/python scripts/bench_round1.py [--parallel 4 1] [--demo-evidence DIR] [--keep]
 
 Prints one JSON object: seconds per part and N, the load average before and after each part
-(the machine's other work shows there), each unit's stop status (which must not depend on N) and
-the first run's model leaderboard means.
+(the machine's other work shows there), each run's model means and whether its verdicts equal the
+first run's (with every difference named); exits 1 when any differ.
 """
 
 from __future__ import annotations
@@ -52,13 +55,42 @@ def load() -> float:
     return round(os.getloadavg()[0], 1)
 
 
-def stop_statuses(evidence: Path) -> dict[str, str]:
-    units = evidence / ROUND / "units"
+def verdicts(evidence: Path) -> dict[str, object]:
+    """What a run decided, without its times: per unit and per model, from the scored files."""
+    board = json.loads((evidence / ROUND / "leaderboard.json").read_text())
+    units: dict[str, object] = {}
+    for entry in board["units"]:
+        result = evidence / ROUND / "units" / entry["unit"] / "evaluation" / "result.json"
+        checks = json.loads(result.read_text())["checks"] if result.is_file() else []
+        units[entry["unit"]] = {
+            "stop_status": entry["stop_status"],
+            "validity": entry["validity"],
+            "status": entry["status"],
+            "gates_failed": entry["gates_failed"],
+            "checks": {c["id"]: c["points"] for c in checks},
+            "automated_score": entry["automated_score"],
+            "total": entry["total"],
+            "rank": entry["rank"],
+            "cost_usd": entry["cost_usd"],
+        }
+    models = json.loads((evidence / ROUND / "model-leaderboard.json").read_text())
     return {
-        u.name: json.loads((u / "session.json").read_text())["stop_status"]
-        for u in sorted(units.iterdir())
-        if (u / "session.json").is_file()
+        "units": units,
+        "models": {m["model_key"]: m["mean_total"] for m in models["models"]},
+        "standing": models["standing"],
+        "advancing": board["advancing"],
     }
+
+
+def differences(first: object, other: object, where: str = "") -> list[str]:
+    """Every place two verdict records differ, as `path: first -> other`."""
+    if isinstance(first, dict) and isinstance(other, dict):
+        return [
+            d
+            for key in sorted(set(first) | set(other))
+            for d in differences(first.get(key), other.get(key), f"{where}/{key}")
+        ]
+    return [] if first == other else [f"{where}: {first!r} -> {other!r}"]
 
 
 def part(report: dict[str, object], name: str, cmd: list[str], env: dict[str, str],
@@ -89,21 +121,21 @@ def first(n: int, demo_evidence: Path, scratch: Path) -> dict[str, object]:
     total += part(report, "sessions", sessions(n, evidence), env, log)
     total += part(report, "after", [*doit, *AFTER], env, log)
     report["total_s"] = round(total, 1)
-    board = json.loads((evidence / ROUND / "model-leaderboard.json").read_text())
-    report["means"] = {m["model_key"]: m["mean_total"] for m in board["models"]}
-    report["standing"] = board["standing"]
-    report["stop_statuses"] = stop_statuses(evidence)
+    report["verdicts"] = verdicts(evidence)
     return report
 
 
-def sessions_only(n: int, scratch: Path) -> dict[str, object]:
-    """The sessions again with N at once, on a copy of the first run's pre-session evidence."""
+def again(n: int, scratch: Path) -> dict[str, object]:
+    """Sessions and everything after them again with N at once, on the pre-session copy."""
     evidence = scratch / f"n{n}" / "evidence"
     shutil.copytree(scratch / "base" / "evidence", evidence, symlinks=True)
     log = evidence.parent / "bench.log"
+    env = environment(evidence)
     report: dict[str, object] = {"n": n, "evidence_dir": str(evidence), "log": str(log)}
-    part(report, "sessions", sessions(n, evidence), environment(evidence), log)
-    report["stop_statuses"] = stop_statuses(evidence)
+    part(report, "sessions", sessions(n, evidence), env, log)
+    doit = [sys.executable, "-m", "doit", "-n", "2", "-P", "thread"]
+    part(report, "after", [*doit, *AFTER], env, log)
+    report["verdicts"] = verdicts(evidence)
     return report
 
 
@@ -125,15 +157,20 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch evidence folders")
     args = parser.parse_args()
     if not (args.demo_evidence / "showcase" / "leaderboard.json").is_file():
-        sys.exit(f"{args.demo_evidence}/demo/leaderboard.json: run ./scripts/demo first")
+        sys.exit(f"{args.demo_evidence}/showcase/leaderboard.json: run ./scripts/demo --full first")
     scratch = Path(tempfile.mkdtemp(prefix="siteos-bench-round1-"))
     runs = [first(args.parallel[0], args.demo_evidence, scratch)]
-    runs += [sessions_only(n, scratch) for n in args.parallel[1:]]
-    if any(run["stop_statuses"] != runs[0]["stop_statuses"] for run in runs):
-        print("stop statuses differ between the runs", file=sys.stderr)
-    print(json.dumps({"cpus": os.cpu_count(), "runs": runs}, indent=2))
+    runs += [again(n, scratch) for n in args.parallel[1:]]
+    for run in runs:
+        run["differences"] = differences(runs[0]["verdicts"], run["verdicts"])
+        run["same_verdicts_as_first"] = not run["differences"]
+        run["means"] = run["verdicts"]["models"]  # type: ignore[index]
+    summary = [{k: v for k, v in run.items() if k != "verdicts"} for run in runs]
+    print(json.dumps({"cpus": os.cpu_count(), "runs": summary}, indent=2))
     if not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
+    if any(run["differences"] for run in runs):
+        sys.exit("verdicts differ between the runs: see each run's differences")
 
 
 if __name__ == "__main__":

@@ -35,15 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from records.evidence.gateway import ErrorClass, GatewaySummary
+from records.evidence.gateway import PROVIDER_ERRORS, ErrorClass, GatewaySummary
 from records.evidence.session import FailureClass, Identity, StopStatus, Validity
 
 # Gateway error classes by who causes them.
-PROVIDER_ERRORS = frozenset({
-    ErrorClass.RATE_LIMIT, ErrorClass.UPSTREAM_5XX, ErrorClass.MIDSTREAM_ERROR,
-    ErrorClass.CONNECTION, ErrorClass.NO_ENDPOINT, ErrorClass.MALFORMED_RESPONSE,
-    ErrorClass.PROVIDER_STALL, ErrorClass.TRUNCATED_STREAM,
-})  # fmt: skip
 MODEL_ERRORS = frozenset({ErrorClass.CONTEXT_LENGTH, ErrorClass.REFUSAL, ErrorClass.MODERATION})
 # Model errors that, before any answer was delivered, can only concern our own prompt.
 INPUT_ERRORS = frozenset({ErrorClass.CONTEXT_LENGTH, ErrorClass.MODERATION})

@@ -18,10 +18,10 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from gateway.client import OpenRouterClient
 from harness.agents import Agent, agent_for
 from harness.catalogue.check import check_candidate
 from harness.catalogue.live import catalogue_from_client
-from harness.gateway.client import OpenRouterClient
 from harness.invalidation import check_identity
 from harness.preconditions import require_preconditions
 from harness.session.evidence import now_iso, remove_scratch, save_trace

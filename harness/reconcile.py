@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from harness.gateway.client import OpenRouterClient
+from gateway.client import OpenRouterClient
 from harness.session.upstream import Upstream
 from records.evidence.session import CostReconciliation, SessionRecord
 from records.io import RecordError, read_record

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.gateway.client import says_deprecated
+from gateway.client import says_deprecated
 from records.evidence.gateway import ParallelDerivation
 from records.inputs import RoundSettings, round_settings_path
 from records.slots import GIB, Machine, SlotRecord, SlotShape

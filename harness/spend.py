@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-from harness.gateway.client import KeyRateLimit, OpenRouterClient
+from gateway.client import KeyRateLimit, OpenRouterClient
 from harness.session.upstream import Upstream, round_gateway
 from harness.slot_plan import SlotsRefused, derive_parallel, round_plan
 from records.evidence.gateway import KeyCheck, MaxSpend

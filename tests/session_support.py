@@ -21,7 +21,7 @@ import harness.session.upstream
 import harness.unit
 import records.inputs
 import records.round
-from harness.gateway.simulator import Simulator
+from gateway.simulator import Simulator
 from harness.spend import check_spend
 from records import layout
 from records.evidence.evaluation import Calibration

@@ -13,6 +13,10 @@ import pytest
 from agent_recorder import PROMPT, REFUSAL, ROUTE, AgentRun, run_agent, spec
 from gateway_support import script
 
+from gateway import gemini
+from gateway.errors import ErrorClass
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from harness.agents import AGENTS
 from harness.agents.gemini_cli import (
     EXCLUDED_TOOLS,
@@ -22,10 +26,6 @@ from harness.agents.gemini_cli import (
     TOOLS,
     GeminiCliAgent,
 )
-from harness.gateway import gemini
-from harness.gateway.errors import ErrorClass
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
 from harness.session.process import run_process
 from harness.session.sandbox import SandboxSpec, bwrap_available
 from harness.session.worktree import git_init

@@ -1,8 +1,9 @@
 """The import graph of the packages (docs/architecture.md), checked on every module's source.
 
-- `records` imports nothing of the project; `sandbox` only `records`;
-- `harness` and `evaluator` import `records` and `sandbox`, `scoring` only `records`, and none of
-  the three imports another: they meet only in the evidence (records);
+- `records` imports nothing of the project; `sandbox` only `records`; `gateway` (the wire: the
+  recording proxy, its protocol front ends, the client and the simulator) only `records`;
+- `harness` imports `records`, `sandbox` and `gateway`; `evaluator` `records` and `sandbox`;
+  `scoring` only `records`; none of the three imports another: they meet only in the evidence;
 - `publish` imports `records` and otherwise only package APIs: a name a package's `__init__`
   lists in `__all__` (`from scoring import score_round`, `harness.current_inputs`).
 
@@ -18,15 +19,16 @@ import pytest
 
 from records.layout import REPO_ROOT
 
-PACKAGES = ("records", "sandbox", "harness", "evaluator", "scoring", "publish", "siteos")
+PACKAGES = ("records", "sandbox", "gateway", "harness", "evaluator", "scoring", "publish", "siteos")
 ALLOWED = {
     "records": {"records"},
     "sandbox": {"sandbox", "records"},
-    "harness": {"harness", "records", "sandbox"},
+    "gateway": {"gateway", "records"},
+    "harness": {"harness", "records", "sandbox", "gateway"},
     "evaluator": {"evaluator", "records", "sandbox"},
     "scoring": {"scoring", "records"},
     "publish": {"publish", "records"},
-    "siteos": {"siteos", *("records", "sandbox", "harness", "evaluator", "scoring", "publish")},
+    "siteos": {"siteos", *PACKAGES},
 }
 API_USERS = {"publish"}  # may also use the other packages' __init__ APIs
 

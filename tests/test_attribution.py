@@ -17,10 +17,10 @@ import pytest
 from gateway_support import drive, loopback_only, script
 from scoring_support import demo_cohort, make_unit, result, session
 
+from gateway.errors import classify_status, classify_stream_error, error_for
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from harness.attribution import REPLACEABLE_CLASSES, TABLE, UnitFacts, row_for, table_markdown
-from harness.gateway.errors import classify_status, classify_stream_error, error_for
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
 from harness.invalidation import REQUIRED_EVIDENCE, assess, check_identity
 from harness.replacement import REPLACEABLE
 from harness.session.process import ProcessOutcome

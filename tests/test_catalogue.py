@@ -364,8 +364,8 @@ def test_simulator_serves_the_snapshot_with_canonical_slugs(snapshot: Catalogue)
     import httpx
     from gateway_support import loopback_only
 
-    from harness.gateway.simulator import Simulator
-    from harness.gateway.simulator.catalogue import live_shape
+    from gateway.simulator import Simulator
+    from gateway.simulator.catalogue import live_shape
 
     settings = load_round("round-0-rehearsal")
     key = {"Authorization": "Bearer sk-test"}

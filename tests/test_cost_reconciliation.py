@@ -10,7 +10,7 @@ from pathlib import Path
 
 from scoring_support import make_round, make_unit, result, session
 
-from harness.gateway.simulator import Simulator
+from gateway.simulator import Simulator
 from harness.reconcile import THRESHOLD_USD, key_usage, key_usage_after, others_ran, reconcile
 from harness.session.upstream import Upstream
 from records.io import write_record

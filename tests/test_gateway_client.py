@@ -10,9 +10,9 @@ import httpx
 import pytest
 from gateway_support import loopback_only, script
 
-from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import ErrorClass, GatewayError
-from harness.gateway.simulator import Simulator
+from gateway.client import OpenRouterClient
+from gateway.errors import ErrorClass, GatewayError
+from gateway.simulator import Simulator
 
 BASE = "http://127.0.0.1:9/api/v1"
 

@@ -16,9 +16,9 @@ import openai
 import pytest
 from gateway_support import drive, loopback_only
 
-from harness.gateway.errors import ErrorClass
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator, load_script
+from gateway.errors import ErrorClass
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator, load_script
 from harness.session.upstream import Upstream, catalogue_prices
 from records.evidence.gateway import GatewayPolicy, GatewaySummary, read_exchanges, summarize
 from records.inputs import load_cohort, load_round
@@ -192,7 +192,7 @@ def test_catalogue_failures(sim: Simulator, tmp_path: Path) -> None:
 def test_tree_sources_exist() -> None:
     """Every builder's tree_calls find files (in the task's starter and reference)."""
     assert (REPO_ROOT / TASK_DIR / "reference").is_dir()
-    from harness.gateway.simulator.turns import tree_files
+    from gateway.simulator.turns import tree_files
 
     for candidate in COHORT.candidates:
         script = load_script(BENCHMARK_DIR / (candidate.scripted_model or ""))

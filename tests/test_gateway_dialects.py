@@ -1,4 +1,4 @@
-"""The simulator's scripted tool calls in each agent's own tools (harness/gateway/simulator/
+"""The simulator's scripted tool calls in each agent's own tools (gateway/simulator/
 dialects.py): Claude Code's reads before its writes and edits, Codex's shell commands doing
 exactly what OpenCode's write and edit do (run here by bash and Node, byte for byte), Gemini CLI's
 file tools with the arguments its recorded schemas declare, Copilot CLI's `bash` heredocs and its
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.gateway import gemini
-from harness.gateway.simulator.dialects import heredoc_command, translate, write_command
-from harness.gateway.simulator.turns import Conversation
+from gateway import gemini
+from gateway.simulator.dialects import heredoc_command, translate, write_command
+from gateway.simulator.turns import Conversation
 from records.tools import CODEX_DIR, node_path_env
 from sandbox.netns import loopback_netns_argv
 

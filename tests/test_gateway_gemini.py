@@ -20,12 +20,12 @@ import httpx
 import pytest
 from gateway_support import front_end_scripts, loopback_only, script
 
-from harness.gateway import gemini
-from harness.gateway.budget import Prices
-from harness.gateway.errors import ErrorClass
-from harness.gateway.protocols import GeminiGenerateContent
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
+from gateway import gemini
+from gateway.budget import Prices
+from gateway.errors import ErrorClass
+from gateway.protocols import GeminiGenerateContent
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 
 KEY = "sk-or-v1-gemini-test-key"

@@ -15,18 +15,18 @@ import openai
 import pytest
 from gateway_support import drive, loopback_only, resend, script
 
-from harness.gateway.budget import Prices
-from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import (
+from gateway.budget import Prices
+from gateway.client import OpenRouterClient
+from gateway.errors import (
     ErrorClass,
     GatewayError,
     RateLimitError,
     UpstreamError,
     classify_stream_error,
 )
-from harness.gateway.protocols import ChatCompletions
-from harness.gateway.proxy import RecordingProxy, _Handler
-from harness.gateway.simulator import Simulator
+from gateway.protocols import ChatCompletions
+from gateway.proxy import RecordingProxy, _Handler
+from gateway.simulator import Simulator
 from harness.session.upstream import Upstream
 from harness.spend import key_check
 from records.evidence.gateway import ExchangeRecord, read_exchanges, summarize

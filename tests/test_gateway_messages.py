@@ -13,11 +13,11 @@ import httpx
 import pytest
 from gateway_support import drive_messages, loopback_only, script, sse_payloads, system_prompt
 
-from harness.gateway.budget import Prices
-from harness.gateway.errors import ErrorClass
-from harness.gateway.protocols import AnthropicMessages
-from harness.gateway.proxy import RecordingProxy, _Handler
-from harness.gateway.simulator import Simulator
+from gateway.budget import Prices
+from gateway.errors import ErrorClass
+from gateway.protocols import AnthropicMessages
+from gateway.proxy import RecordingProxy, _Handler
+from gateway.simulator import Simulator
 from records.evidence.gateway import ExchangeRecord, GatewayPolicy, read_exchanges, summarize
 
 KEY = "sk-or-v1-messages-test-key"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from gateway_support import files_containing, loopback_only, script
 
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 from records.layout import TOOLS_DIR
 

@@ -15,10 +15,10 @@ import httpx
 import pytest
 from gateway_support import loopback_only
 
-from harness.gateway.budget import Prices
-from harness.gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol, StreamReader
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.sse import SSEReader, StreamObservation
+from gateway.budget import Prices
+from gateway.protocols import DEFAULT_PROTOCOLS, MeteredProtocol, StreamReader
+from gateway.proxy import RecordingProxy
+from gateway.sse import SSEReader, StreamObservation
 from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 
 

@@ -12,9 +12,9 @@ import openai
 import pytest
 from gateway_support import drive, files_containing, loopback_only, resend, script
 
-from harness.gateway.errors import ErrorClass
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
+from gateway.errors import ErrorClass
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy, read_exchanges, summarize
 
 FAKE_KEY = "sk-or-v1-FAKEKEY-0123456789abcdef-DO-NOT-LEAK"

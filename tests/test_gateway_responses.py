@@ -21,11 +21,11 @@ from gateway_support import (
     system_prompt,
 )
 
-from harness.gateway.budget import Prices
-from harness.gateway.errors import ErrorClass
-from harness.gateway.protocols import OpenAIResponses
-from harness.gateway.proxy import RecordingProxy, _Handler
-from harness.gateway.simulator import Simulator
+from gateway.budget import Prices
+from gateway.errors import ErrorClass
+from gateway.protocols import OpenAIResponses
+from gateway.proxy import RecordingProxy, _Handler
+from gateway.simulator import Simulator
 from records.evidence.gateway import ExchangeRecord, GatewayPolicy, read_exchanges, summarize
 
 KEY = "sk-or-v1-responses-test-key"

@@ -23,8 +23,8 @@ import openai
 import pytest
 from gateway_support import loopback_only, script, sse_payloads, system_prompt, validate
 
-from harness.gateway.proxy import RecordingProxy, relayed_headers
-from harness.gateway.simulator import Simulator
+from gateway.proxy import RecordingProxy, relayed_headers
+from gateway.simulator import Simulator
 from harness.reconcile import key_usage, key_usage_after, reconcile
 from harness.session.upstream import Upstream, catalogue_prices
 from records.evidence.gateway import ErrorClass, ExchangeRecord, read_exchanges, summarize

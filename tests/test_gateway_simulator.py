@@ -14,7 +14,7 @@ import openai
 import pytest
 from gateway_support import drive, loopback_only, script
 
-from harness.gateway.simulator import Simulator, load_scripts
+from gateway.simulator import Simulator, load_scripts
 from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 # SSE bytes OpenCode 1.17.18 accepted for a streamed tool call (recorded against a local stub)
@@ -198,7 +198,7 @@ def test_probe_marker_and_flaky_probe() -> None:
 
 def test_command_line_server_starts() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.gateway.simulator", "--port", "0",
+        [sys.executable, "-m", "gateway.simulator", "--port", "0",
          "--models-dir", str(BENCHMARK_DIR / "demo" / "models")],
         stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT,
     )  # fmt: skip
@@ -215,7 +215,7 @@ def test_command_line_server_starts() -> None:
 
 
 def test_tree_globs_cover_top_level_files() -> None:
-    from harness.gateway.simulator.turns import tree_files
+    from gateway.simulator.turns import tree_files
     from records.simulator_scripts import TreeCalls
 
     every = tree_files(TreeCalls(source="app-starter/src"), REPO_ROOT)

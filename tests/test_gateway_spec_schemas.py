@@ -26,7 +26,7 @@ from gateway_support import (
     validate,
 )
 
-from harness.gateway.simulator import Simulator
+from gateway.simulator import Simulator
 
 # A copy of ../shared/reference/openrouter/openapi.json (OpenRouter's published spec).
 SPEC = SPEC_DATA / "openapi.json"

@@ -10,7 +10,7 @@ import pytest
 import session_support
 from session_support import demo_round, freeze_demo
 
-from harness.gateway.simulator import Simulator
+from gateway.simulator import Simulator
 from harness.replacement import create_replacement
 from harness.session.sandbox import bwrap_available
 from harness.session.upstream import Upstream

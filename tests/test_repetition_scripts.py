@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.gateway.simulator import Simulator
+from gateway.simulator import Simulator
 from harness.session.upstream import repetition_variations
 from records.inputs import RoundSettings, load_round
 from records.io import RecordError, read_record

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 from scoring_support import session
 
-from harness.gateway.client import KeyRateLimit
+from gateway.client import KeyRateLimit
 from harness.session.sandbox import bwrap_available
 from harness.slot_plan import (
     Slot,

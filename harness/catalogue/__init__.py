@@ -7,7 +7,7 @@ fetches `/api/v1/models`.
 """
 
 from harness.catalogue.check import check_candidate, check_cohort, render_table
-from harness.catalogue.source import (
+from records.catalogue import (
     DEFAULT_SNAPSHOT,
     Catalogue,
     CatalogueRoute,

@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Literal
 
-from harness.catalogue.source import Catalogue, CatalogueRoute, display_path
+from records.catalogue import Catalogue, CatalogueRoute, display_path
 from records.evidence.catalogue import (
     CatalogueReport,
     Mismatch,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.catalogue.check import check_cohort, render_table
 from harness.catalogue.live import LiveCatalogueUnavailable, fetch_live_catalogue
-from harness.catalogue.source import DEFAULT_SNAPSHOT, Catalogue, load_snapshot
+from records.catalogue import DEFAULT_SNAPSHOT, Catalogue, load_snapshot
 from records.inputs import Cohort, RoundSettings, load_cohort, load_round
 from records.io import RecordError, write_record
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from harness.catalogue.source import Catalogue, catalogue_from_models
-from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import GatewayError, NotFoundError
+from gateway.client import OpenRouterClient
+from gateway.errors import GatewayError, NotFoundError
+from records.catalogue import Catalogue, catalogue_from_models
 from records.inputs import RoundSettings, load_cohort
 
 

@@ -34,7 +34,7 @@ class OutageWatch:
     """Ends a session whose gateway has failed for `seconds` without one good response.
 
     OpenCode retries upstream 5xx forever; this stops a dead provider before the wall clock. Only
-    the provider's failures count (`harness.attribution.PROVIDER_ERRORS`): a model that keeps
+    the provider's failures count (`records.evidence.gateway.PROVIDER_ERRORS`): a model that keeps
     overflowing its context or our key that keeps failing is not a provider outage, and the
     attribution table must see that session's own stop, not `provider_outage`.
     """

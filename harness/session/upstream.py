@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.gateway.budget import Prices
-from harness.gateway.client import OpenRouterClient
-from harness.gateway.proxy import RecordingProxy
-from harness.gateway.simulator import Simulator
+from gateway.budget import Prices
+from gateway.client import OpenRouterClient
+from gateway.proxy import RecordingProxy
+from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy
 from records.inputs import Candidate, RoundSettings
 

@@ -38,6 +38,13 @@ class ErrorClass(StrEnum):
     MODERATION = "moderation"  # 403 content_policy_violation: the input was flagged
 
 
+# The provider's failures (not the model's, not ours): attribution and the proxy's outage rule.
+PROVIDER_ERRORS = frozenset({
+    ErrorClass.RATE_LIMIT, ErrorClass.UPSTREAM_5XX, ErrorClass.MIDSTREAM_ERROR,
+    ErrorClass.CONNECTION, ErrorClass.NO_ENDPOINT, ErrorClass.MALFORMED_RESPONSE,
+    ErrorClass.PROVIDER_STALL, ErrorClass.TRUNCATED_STREAM,
+})  # fmt: skip
+
 Refusal = Literal["step_ceiling", "budget_ceiling"]
 
 

@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from harness.gateway.simulator import render
-from harness.gateway.simulator.turns import Reply
+from gateway.simulator import render
+from gateway.simulator.turns import Reply
 
 # chat/completions parameters `require_parameters` checks against the catalogue
 PARAMETERS = {

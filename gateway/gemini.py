@@ -39,7 +39,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from harness.gateway.errors import stream_error_status
+from gateway.errors import stream_error_status
 
 MODEL_PATH = re.compile(
     r"^/models/(?P<model>.+):(?P<method>generateContent|streamGenerateContent)$"

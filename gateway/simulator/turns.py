@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.gateway.simulator import dialects
+from gateway.simulator import dialects
 from records.simulator_scripts import Behaviour, ErrorSpec, ScriptedModel, TreeCalls, Turn
 
 WORKDIR_RE = re.compile(

@@ -50,11 +50,10 @@ from typing import Any
 
 import httpx
 
-from harness.attribution import PROVIDER_ERRORS
-from harness.gateway import budget
-from harness.gateway.client import OpenRouterClient
-from harness.gateway.errors import classify_status, classify_stream_error, error_fields
-from harness.gateway.protocols import (
+from gateway import budget
+from gateway.client import OpenRouterClient
+from gateway.errors import classify_status, classify_stream_error, error_fields
+from gateway.protocols import (
     DEFAULT_PROTOCOLS,
     MeteredProtocol,
     ResponseTranslator,
@@ -62,8 +61,9 @@ from harness.gateway.protocols import (
     request_digest,
     translating,
 )
-from harness.gateway.sse import StreamObservation
+from gateway.sse import StreamObservation
 from records.evidence.gateway import (
+    PROVIDER_ERRORS,
     ErrorClass,
     ExchangeRecord,
     GatewayPolicy,
@@ -102,7 +102,7 @@ class ProxyState:
     retries: int = 0
     transport_retries: int = 0
     upstream_errors: int = 0
-    provider_errors: int = 0  # the provider's failures (harness.attribution.PROVIDER_ERRORS)
+    provider_errors: int = 0  # the provider's failures (records.evidence.gateway.PROVIDER_ERRORS)
     stalls: int = 0
     truncated: int = 0
     step_ceiling_hit: bool = False

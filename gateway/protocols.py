@@ -31,11 +31,11 @@ import hashlib
 import json
 from typing import Any, Protocol
 
-from harness.gateway import gemini, messages_stream, responses_stream
-from harness.gateway.errors import anthropic_error_type
-from harness.gateway.messages_stream import MessagesObserver
-from harness.gateway.responses_stream import ResponsesObserver
-from harness.gateway.sse import (
+from gateway import gemini, messages_stream, responses_stream
+from gateway.errors import anthropic_error_type
+from gateway.messages_stream import MessagesObserver
+from gateway.responses_stream import ResponsesObserver
+from gateway.sse import (
     SSEReader,
     StreamObservation,
     TypedEventReader,

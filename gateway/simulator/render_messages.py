@@ -15,10 +15,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.gateway.errors import anthropic_error_type
-from harness.gateway.simulator import render
-from harness.gateway.simulator.formats import BadRequest, ReplyRenderer, dumps, used
-from harness.gateway.simulator.turns import Reply
+from gateway.errors import anthropic_error_type
+from gateway.simulator import render
+from gateway.simulator.formats import BadRequest, ReplyRenderer, dumps, used
+from gateway.simulator.turns import Reply
 from records.simulator_scripts import ErrorSpec
 
 NAMES = {

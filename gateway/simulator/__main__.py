@@ -1,4 +1,4 @@
-"""`python -m harness.gateway.simulator --port P (--models-dir DIR | --cohort FILE | --round R)`.
+"""`python -m gateway.simulator --port P (--models-dir DIR | --cohort FILE | --round R)`.
 
 Runs until killed.
 """
@@ -10,14 +10,12 @@ import contextlib
 import sys
 from pathlib import Path
 
-from harness.gateway.simulator.server import Simulator
+from gateway.simulator.server import Simulator
 from records.inputs import load_round
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m harness.gateway.simulator", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m gateway.simulator", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="0 = any free port")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--models-dir", type=Path, help="folder of scripted-model JSON files")

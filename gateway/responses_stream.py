@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.gateway.errors import ERROR_TYPE_STATUS
-from harness.gateway.sse import StreamObservation, count
+from gateway.errors import ERROR_TYPE_STATUS
+from gateway.sse import StreamObservation, count
 
 TERMINATOR = "response.completed"
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")

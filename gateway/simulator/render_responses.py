@@ -17,10 +17,10 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from harness.gateway.simulator import render
-from harness.gateway.simulator.formats import BadRequest, ReplyRenderer, dumps, text_of, used
-from harness.gateway.simulator.render_messages import api_id
-from harness.gateway.simulator.turns import Reply
+from gateway.simulator import render
+from gateway.simulator.formats import BadRequest, ReplyRenderer, dumps, text_of, used
+from gateway.simulator.render_messages import api_id
+from gateway.simulator.turns import Reply
 from records.simulator_scripts import ErrorSpec
 
 NAMES = {

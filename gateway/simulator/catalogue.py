@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.catalogue.source import Catalogue, load_snapshot
+from records.catalogue import Catalogue, load_snapshot
 from records.inputs import RoundSettings, load_cohort
 from records.io import RecordError
 from records.layout import BENCHMARK_DIR

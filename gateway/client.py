@@ -1,6 +1,6 @@
 """A small typed client for the OpenRouter API (or the simulator: only base URL and key differ).
 
-Every failure is raised as a `harness.gateway.errors.GatewayError` subclass carrying its
+Every failure is raised as a `gateway.errors.GatewayError` subclass carrying its
 `ErrorClass`.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, Field, ValidationError
 
-from harness.gateway.errors import (
+from gateway.errors import (
     GatewayConnectionError,
     GatewayError,
     MalformedResponseError,
@@ -22,7 +22,7 @@ from harness.gateway.errors import (
     error_for,
     exception_class,
 )
-from harness.gateway.sse import SSEReader, StreamObservation
+from gateway.sse import SSEReader, StreamObservation
 from records.base import Loose
 
 T = TypeVar("T", bound=BaseModel)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.gateway.errors import ANTHROPIC_ERROR_STATUS, ERROR_TYPE_STATUS
-from harness.gateway.sse import StreamObservation, count
+from gateway.errors import ANTHROPIC_ERROR_STATUS, ERROR_TYPE_STATUS
+from gateway.sse import StreamObservation, count
 
 TERMINATOR = "message_stop"
 STOP_REASONS = {

@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.gateway.errors import ERROR_TYPE_STATUS
-from harness.gateway.simulator.turns import Reply
+from gateway.errors import ERROR_TYPE_STATUS
+from gateway.simulator.turns import Reply
 from records.simulator_scripts import ErrorSpec
 
 ARG_FRAGMENT = 4000  # characters of tool-call arguments per SSE chunk

@@ -17,19 +17,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.catalogue.source import Catalogue
-from harness.gateway.simulator import render
-from harness.gateway.simulator.account import ScriptedKey, TransientFailures
-from harness.gateway.simulator.catalogue import rehearsal_models, served_records
-from harness.gateway.simulator.formats import (
+from gateway.simulator import render
+from gateway.simulator.account import ScriptedKey, TransientFailures
+from gateway.simulator.catalogue import rehearsal_models, served_records
+from gateway.simulator.formats import (
     BadRequest,
     ChatFormat,
     ReplyRenderer,
     WireFormat,
 )
-from harness.gateway.simulator.render_messages import MessagesFormat
-from harness.gateway.simulator.render_responses import ResponsesFormat
-from harness.gateway.simulator.turns import Reply, ScriptError, materialise
+from gateway.simulator.render_messages import MessagesFormat
+from gateway.simulator.render_responses import ResponsesFormat
+from gateway.simulator.turns import Reply, ScriptError, materialise
+from records.catalogue import Catalogue
 from records.inputs import RoundSettings, load_cohort
 from records.io import RecordError
 from records.layout import BENCHMARK_DIR, REPO_ROOT

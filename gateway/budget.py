@@ -21,13 +21,14 @@ MIN_TOKENS_PER_BYTE = 1 / 3
 
 @dataclass(frozen=True)
 class Prices:
-    """USD per token from the catalogue (`pricing.prompt`, `pricing.completion`), and the route's
+    """USD per token from the catalogue (`pricing.prompt`, `pricing.completion`), the route's
     maximum output in tokens (`top_provider.max_completion_tokens`, else its context length;
-    None when the catalogue gives neither)."""
+    None when the catalogue gives neither) and its context window (`context_length`)."""
 
     prompt: float
     completion: float
     max_output: int | None = None
+    context_length: int | None = None
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return prompt_tokens * self.prompt + completion_tokens * self.completion

@@ -146,6 +146,18 @@ def test_prepare_points_the_cli_at_the_proxy_and_turns_off_the_rest(tmp_path: Pa
     assert AGENTS["copilot"] is CopilotAgent and agent_label("copilot") == "GitHub Copilot CLI"
 
 
+def test_its_prompt_limit_follows_the_routes_context_window(tmp_path: Path) -> None:
+    """The CLI compacts its prompt to the limit it is told: the catalogue's window less the
+    output it asks for; its own guess only when the catalogue names no window."""
+    limits = {}
+    for window in (None, 200_000, 24_000):
+        sandbox = spec(tmp_path / str(window))
+        CopilotAgent().prepare(sandbox, route=ROUTE, reasoning="high", title="u", prompt=b"",
+                               context_length=window)  # fmt: skip
+        limits[window] = int(sandbox.env["COPILOT_PROVIDER_MAX_PROMPT_TOKENS"])
+    assert limits == {None: 128_000, 200_000: 200_000 - MAX_OUTPUT_TOKENS, 24_000: 12_000}
+
+
 def test_the_recorded_launch_is_the_one_prepare_makes(tmp_path: Path) -> None:
     """The evidence in tests/data was recorded with this adapter's launch: re-record it (README
     there) when the launch changes."""

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import CliAgent, Launch, truncate
 from harness.agents.native import as_dict, as_int, cut_inputs, iso_ms, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
@@ -25,7 +25,7 @@ from records.evidence.agent import (
     TextPart,
     ToolPart,
 )
-from records.tools import CLAUDE_CODE, tool_versions
+from records.tools import CLAUDE_CODE
 
 VERSION = "2.1.332"
 BINARY_INSIDE = "/opt/agent/bin/claude"
@@ -76,32 +76,33 @@ def anthropic_base(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
-class ClaudeCodeAgent:
+class ClaudeCodeAgent(CliAgent):
     """`claude -p --output-format stream-json --include-partial-messages`, prompt on stdin."""
 
     info = AgentInfo(name="claude-code", version=VERSION)
     identity = IDENTITY
+    home_dirs = (".claude",)
 
     def __init__(self, binary: Path = CLAUDE_CODE) -> None:
         self.binary = binary.resolve()
 
-    def installed_version(self) -> str | None:
-        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
-        return tool_versions().get("claude-code")
-
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        home = spec.home
-        for sub in (".claude", "tmp"):
-            (home / sub).mkdir(parents=True, exist_ok=True)
+        home = self.make_home(spec)
         (home / ".claude" / "settings.json").write_text(json.dumps(SETTINGS, indent=2) + "\n")
         if spec.isolated:
             spec.ro_binds[BINARY_INSIDE] = self.binary
             binary = BINARY_INSIDE
         else:
             binary = str(self.binary)
-            spec.env["TMPDIR"] = f"{spec.home_inside}/tmp"
         spec.env.update(
             {
                 "ANTHROPIC_BASE_URL": anthropic_base(spec.base_url),
@@ -125,7 +126,7 @@ class ClaudeCodeAgent:
         """The stream-json events into the trajectory: a step per model message (`message_start`
         … `message_delta`, its stop reason and usage), its text, thinking and tool calls from the
         `assistant` lines, each call's result from the `user` line that answers it."""
-        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
+        trace = self.new_trace(events)
         reader = _Reader(trace)
         for source, event in json_lines(trace, events):
             reader.read(source, event)

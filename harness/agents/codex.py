@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import CliAgent, Launch, truncate
 from harness.agents.native import as_dict, as_int, cut_inputs, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
@@ -29,7 +29,7 @@ from records.evidence.agent import (
     TextPart,
     ToolPart,
 )
-from records.tools import CODEX_DIR, tool_versions
+from records.tools import CODEX_DIR
 
 VERSION = "0.171.0"
 PACKAGE_INSIDE = "/opt/agent/codex"  # the whole npm folder: the launcher finds its native binary
@@ -94,25 +94,27 @@ def to_toml(config: dict[str, Any], name: str = "") -> str:
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
-class CodexAgent:
+class CodexAgent(CliAgent):
     """`codex exec --json --strict-config -C <wt> -`, prompt on stdin."""
 
     info = AgentInfo(name="codex", version=VERSION)
     identity = IDENTITY
+    home_dirs = (".codex",)
 
     def __init__(self, package: Path = CODEX_DIR) -> None:
         self.package = package.resolve()
 
-    def installed_version(self) -> str | None:
-        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
-        return tool_versions().get("codex")
-
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        home = spec.home
-        for sub in (".codex", "tmp"):
-            (home / sub).mkdir(parents=True, exist_ok=True)
+        home = self.make_home(spec)
         config = codex_config(route, reasoning, spec.base_url)
         (home / ".codex" / "config.toml").write_text(to_toml(config))
         if spec.isolated:
@@ -120,7 +122,6 @@ class CodexAgent:
             launcher = f"{PACKAGE_INSIDE}/{LAUNCHER}"
         else:
             launcher = str(self.package / LAUNCHER)
-            spec.env["TMPDIR"] = f"{spec.home_inside}/tmp"
         spec.env.update({"CODEX_HOME": f"{spec.home_inside}/.codex", KEY_ENV: PLACEHOLDER_KEY})
         command = [launcher, "exec", "--json", "--strict-config", "--skip-git-repo-check",
                    "--color", "never", "-C", spec.workdir, "-"]  # fmt: skip
@@ -131,7 +132,7 @@ class CodexAgent:
         command, file change or MCP call as a tool call (from `item.started` on, citing the
         `item.completed` line once there is one); an `error` item (a warning: the run goes on)
         into the notes."""
-        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
+        trace = self.new_trace(events)
         reader = _Reader(trace)
         for source, event in json_lines(trace, events):
             reader.read(source, event)

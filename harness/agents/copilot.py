@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import CliAgent, Launch, truncate
 from harness.agents.native import as_dict, as_int, cut_inputs, gateway_usage, iso_ms, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
@@ -36,7 +36,7 @@ from records.evidence.agent import (
     TextPart,
     ToolPart,
 )
-from records.tools import COPILOT_CACHE, COPILOT_DIR, COPILOT_NATIVE_IN, tool_versions
+from records.tools import COPILOT_CACHE, COPILOT_DIR, COPILOT_NATIVE_IN
 
 VERSION = "1.0.102"
 PACKAGE_INSIDE = "/opt/agent/copilot"  # the npm folder and the unpacked cache beside it
@@ -47,8 +47,10 @@ CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 CA_INSIDE = "/opt/agent/ca-certificates.crt"
 PLACEHOLDER_KEY = "sk-siteos-proxy"  # the real key is added by the proxy, never seen by the agent
 # Its provider's limits for a model outside its catalogue (else it warns and guesses): the
-# prompt limit is the context it manages to; the output limit goes upstream as `max_tokens`.
-MAX_PROMPT_TOKENS = 128_000
+# prompt limit is the context it compacts to, the route's context window less the output it asks
+# for (the CLI's own guess, 128,000, when the catalogue names no window); the output limit goes
+# upstream as `max_output_tokens`.
+GUESSED_PROMPT_TOKENS = 128_000
 MAX_OUTPUT_TOKENS = 16_000
 # The built-in tools offered: files, search and a shell (like OpenCode's set). Left out: task and
 # the agent tools (subagents), skill, sql and session_store_sql, fetch_copilot_cli_documentation,
@@ -57,7 +59,6 @@ TOOLS = ("bash", "read_bash", "stop_bash", "list_bash", "view", "create", "edit"
 FIXED_ENV = {
     "COPILOT_PROVIDER_TYPE": "openai",
     "COPILOT_PROVIDER_WIRE_API": "responses",
-    "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": str(MAX_PROMPT_TOKENS),
     "COPILOT_PROVIDER_MAX_OUTPUT_TOKENS": str(MAX_OUTPUT_TOKENS),
     "COPILOT_OFFLINE": "true",
     "COPILOT_AUTO_UPDATE": "false",
@@ -79,25 +80,35 @@ TOKENS_NOTE = (
 )
 
 
-class CopilotAgent:
+def max_prompt_tokens(context_length: int | None) -> int:
+    """The prompt the CLI may build for a route with this context window: the window less the
+    output it asks for (at least half the window), or the CLI's guess when the window is unknown."""
+    if not context_length:
+        return GUESSED_PROMPT_TOKENS
+    return max(context_length - MAX_OUTPUT_TOKENS, context_length // 2)
+
+
+class CopilotAgent(CliAgent):
     """`copilot --allow-all --no-ask-user --output-format json ...`, prompt on stdin."""
 
     info = AgentInfo(name="copilot", version=VERSION)
     identity = IDENTITY
+    home_dirs = (".copilot",)
 
     def __init__(self, package: Path = COPILOT_DIR) -> None:
         self.package = package.resolve()
 
-    def installed_version(self) -> str | None:
-        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
-        return tool_versions().get("copilot")
-
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        home = spec.home
-        for sub in (".copilot", "tmp"):
-            (home / sub).mkdir(parents=True, exist_ok=True)
+        self.make_home(spec)
         if spec.isolated:
             spec.ro_binds[PACKAGE_INSIDE] = self.package
             spec.ro_binds[CA_INSIDE] = CA_BUNDLE
@@ -105,7 +116,6 @@ class CopilotAgent:
             root = PACKAGE_INSIDE
         else:
             root = str(self.package)
-            spec.env["TMPDIR"] = f"{spec.home_inside}/tmp"
         spec.env.update(
             {
                 "COPILOT_PKG_CACHE_HOME": f"{root}/{COPILOT_CACHE.relative_to(COPILOT_DIR)}",
@@ -113,6 +123,7 @@ class CopilotAgent:
                 "COPILOT_PROVIDER_BASE_URL": spec.base_url,
                 "COPILOT_PROVIDER_API_KEY": PLACEHOLDER_KEY,
                 "COPILOT_MODEL": route,
+                "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": str(max_prompt_tokens(context_length)),
                 **FIXED_ENV,
             }
         )
@@ -124,7 +135,7 @@ class CopilotAgent:
         """The JSONL events into the trajectory: a step per `assistant.turn_start`, its
         message text and tool requests, each tool's `tool.execution_complete`, the CLI's
         `session.error` events and a failed `result` in `system` steps."""
-        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
+        trace = self.new_trace(events)
         reader = _Reader(trace)
         for source, event in json_lines(trace, events):
             reader.read(source, event)

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import CliAgent, Launch, truncate
 from harness.agents.native import as_dict, as_int, cut_inputs, iso_ms, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
@@ -40,7 +40,7 @@ from records.evidence.agent import (
     TextPart,
     ToolPart,
 )
-from records.tools import GEMINI_CLI_DIR, NODE, tool_versions
+from records.tools import GEMINI_CLI_DIR, NODE
 
 VERSION = "0.61.0"
 PACKAGE_INSIDE = "/opt/agent/gemini-cli"
@@ -107,26 +107,28 @@ def gemini_base(base_url: str) -> str:
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)$", re.MULTILINE)
 
 
-class GeminiCliAgent:
+class GeminiCliAgent(CliAgent):
     """`node gemini.js -p "" --output-format stream-json --yolo -m <route>`, prompt on stdin."""
 
     info = AgentInfo(name="gemini-cli", version=VERSION)
     identity = IDENTITY
+    home_dirs = (".gemini",)
 
     def __init__(self, package: Path = GEMINI_CLI_DIR, node: Path = NODE) -> None:
         self.package = package.resolve()
         self.node = node
 
-    def installed_version(self) -> str | None:
-        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
-        return tool_versions().get("gemini-cli")
-
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        home = spec.home
-        for sub in (".gemini", "tmp"):
-            (home / sub).mkdir(parents=True, exist_ok=True)
+        home = self.make_home(spec)
         settings = json.loads(json.dumps(SETTINGS))
         settings["model"]["name"] = route
         (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
@@ -135,7 +137,6 @@ class GeminiCliAgent:
             command = [NODE_INSIDE, f"{PACKAGE_INSIDE}/{SCRIPT}"]
         else:
             command = [str(self.node), str(self.package / SCRIPT)]
-            spec.env["TMPDIR"] = f"{spec.home_inside}/tmp"
         spec.env.update(
             {
                 "GOOGLE_GEMINI_BASE_URL": gemini_base(spec.base_url),
@@ -155,7 +156,7 @@ class GeminiCliAgent:
         """The stream-json events into the trajectory: a step per model turn (its assistant
         `message` deltas joined, its `tool_use` requests), each call's `tool_result`, the
         CLI's `error` events and a failed `result` in `system` steps."""
-        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
+        trace = self.new_trace(events)
         gateway = events.with_name("gateway.jsonl")
         stamp = gateway.stat() if gateway.is_file() else None
         metered = _metered(gateway, stamp.st_size, stamp.st_mtime_ns) if stamp else _Metered()

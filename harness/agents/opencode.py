@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.agents.base import Launch, truncate
+from harness.agents.base import CliAgent, Launch, truncate
 from harness.agents.native import as_dict, as_int, cut_inputs, json_lines
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
@@ -20,7 +20,7 @@ from records.evidence.agent import (
     TextPart,
     ToolPart,
 )
-from records.tools import OPENCODE, tool_versions
+from records.tools import OPENCODE
 
 VERSION = "1.17.18"
 BINARY_INSIDE = "/opt/agent/bin/opencode"
@@ -93,25 +93,27 @@ def seed_plugin_dir(config_dir: Path) -> None:
     (config_dir / "package-lock.json").write_text(json.dumps(lock, indent=2) + "\n")
 
 
-class OpenCodeAgent:
+class OpenCodeAgent(CliAgent):
     """`opencode run --pure --format json -m openrouter/<route> --dir <wt> --title <unit>`."""
 
     info = AgentInfo(name="opencode", version=VERSION)
     identity = IDENTITY
+    home_dirs = (".config/opencode", ".local/share", ".cache", ".local/state", "agent")
 
     def __init__(self, binary: Path = OPENCODE) -> None:
         self.binary = binary.resolve()
 
-    def installed_version(self) -> str | None:
-        """What `scripts/setup` installed into `.tools/` (`.tools/versions.json`)."""
-        return tool_versions().get("opencode")
-
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        home = spec.home
-        for sub in (".config/opencode", ".local/share", ".cache", ".local/state", "tmp", "agent"):
-            (home / sub).mkdir(parents=True, exist_ok=True)
+        home = self.make_home(spec)
         seed_plugin_dir(home / ".config" / "opencode")
         config_file = home / "agent" / "opencode.json"
         config = opencode_config(route, reasoning, spec.base_url)
@@ -136,8 +138,6 @@ class OpenCodeAgent:
                 **dict.fromkeys(DISABLE_FLAGS, "1"),
             }
         )
-        if not spec.isolated:
-            spec.env["TMPDIR"] = f"{inside_home}/tmp"
         command = [
             binary,
             "run",
@@ -157,7 +157,7 @@ class OpenCodeAgent:
         """`opencode run --format json` events, one JSON object a line, into the trajectory: a
         step per `step_start` … `step_finish`; every part cites its line (lines split at newlines
         only, as the file is numbered)."""
-        trace = AgentTrace(agent=self.info, events=events.name, identity=self.identity)
+        trace = self.new_trace(events)
         for source, event in json_lines(trace, events):
             _apply(trace, event, source)
         return trace

@@ -159,7 +159,12 @@ def run_session(
             limits=session_limits(settings.slot_shape.memory_bytes),
         )
         launch = agent.prepare(
-            spec, route=candidate.route, reasoning=candidate.reasoning, title=title, prompt=prompt
+            spec,
+            route=candidate.route,
+            reasoning=candidate.reasoning,
+            title=title,
+            prompt=prompt,
+            context_length=proxy.prices.context_length if proxy.prices else None,
         )
         env = spec.host_env() if not isolated else {"PATH": "/usr/bin:/bin"}
 

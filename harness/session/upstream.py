@@ -76,19 +76,22 @@ def round_gateway(settings: RoundSettings, repetition: int | None = None) -> Ite
 
 
 def catalogue_prices(upstream: Upstream, route: str) -> Prices | None:
-    """The route's catalogue prices and maximum output (`GET /models`, free), for the proxy's
-    hard budget: `top_provider.max_completion_tokens`, else the context length (an answer never
-    outgrows its context window), else unknown."""
+    """The route's catalogue prices, maximum output and context window (`GET /models`, free), for
+    the proxy's hard budget and the agents that must be told the window. The maximum output:
+    `top_provider.max_completion_tokens`, else the context length (an answer never outgrows its
+    context window), else unknown."""
     with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
         for model in client.list_models():
             if model.id == route:
                 top = model.top_provider or {}
                 most = top.get("max_completion_tokens") or model.context_length
                 pricing = model.pricing
+                window = model.context_length
                 return Prices(
                     pricing.per_token("prompt"),
                     pricing.per_token("completion"),
                     most if isinstance(most, int) and most > 0 else None,
+                    window if isinstance(window, int) and window > 0 else None,
                 )
     return None
 

@@ -165,6 +165,17 @@ def test_each_agent_names_its_working_directory() -> None:
     assert Conversation.of(body).workdir == "/workspace"
 
 
+def test_a_probe_is_recognised_behind_codexs_environment_context() -> None:
+    """Codex sends its environment context as a user message before the prompt; a preflight
+    probe's marker in the prompt after it still makes the conversation a probe."""
+    probe = "PREFLIGHT PROBE 2\nPROBE FILE: probe.txt\nPROBE TEXT: probe 2 ok"
+    users = [item for item in CODEX_REQUEST["input"] if item.get("role") == "user"]
+    assert len(users) == 2 and "<environment_context>" in str(users[0]["content"])
+    messages = [{"role": "user", "content": str(users[0]["content"])},
+                {"role": "user", "content": probe}]  # fmt: skip
+    assert Conversation.of({"messages": messages}).prompt == probe
+
+
 @pytest.mark.parametrize("content", WRITES)
 def test_copilot_cli_writes_exactly_the_scripted_bytes(tmp_path: Path, content: str) -> None:
     """Over an existing file and into a folder not yet made, as OpenCode's `write` does."""

@@ -81,7 +81,8 @@ def message_text(message: dict[str, Any]) -> str:
 class Conversation:
     workdir: str
     assistant_turns: int
-    first_user: str
+    prompt: str  # the user message with a probe's marker, else the first (Codex sends its
+    # environment context as a user message before the prompt)
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> Conversation:
@@ -92,20 +93,20 @@ class Conversation:
         return cls(
             workdir=next(g for g in match.groups() if g).strip() if match else "/tmp",
             assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
-            first_user=users[0] if users else "",
+            prompt=next((u for u in users if PROBE_RE.search(u)), users[0] if users else ""),
         )
 
 
 def choose(script: ScriptedModel, convo: Conversation) -> tuple[Turn, dict[str, str], int | None]:
     """The turn to serve, its placeholder values and the probe number (None outside probes)."""
     values = {"{workdir}": convo.workdir, "{turn}": str(convo.assistant_turns + 1)}
-    probe_match = PROBE_RE.search(convo.first_user)
+    probe_match = PROBE_RE.search(convo.prompt)
     probe: int | None = None
     behaviour: Behaviour = script.session
     if probe_match:
         probe = int(probe_match.group(1))
-        file_match = PROBE_FILE_RE.search(convo.first_user)
-        text_match = PROBE_TEXT_RE.search(convo.first_user)
+        file_match = PROBE_FILE_RE.search(convo.prompt)
+        text_match = PROBE_TEXT_RE.search(convo.prompt)
         values["{probe}"] = str(probe)
         values["{probe_file}"] = file_match.group(1).strip() if file_match else "probe.txt"
         values["{probe_text}"] = text_match.group(1).strip() if text_match else f"probe {probe} ok"

@@ -1,9 +1,9 @@
 """The site of an intervention round, built from the demo intervention round's real evidence.
 
 `demo_build(..., round_id="demo-intervention")` runs the round by its own command
-(`scripts/demo-round` with SITEOS_ROUND=demo-intervention: four scripted models, each with
-OpenCode and with Claude Code, real sessions, evaluations and scoring); the site is rendered from
-a copy of it. Every number the "Agents compared" page shows is checked against the round's
+(`scripts/demo-round` with SITEOS_ROUND=demo-intervention: four scripted models, each with each
+of the five agents, real sessions, evaluations and scoring; full tier); the site is rendered
+from a copy of it. Every number the "Agents compared" page shows is checked against the round's
 intervention.json and leaderboard.json, never against values written here; then the page, the
 leaderboard, the overview, the cohort page and a unit page are judged in Chromium at 360, 768 and
 1440 px by the site audit (tests/site_audit.py).
@@ -33,11 +33,23 @@ from records.layout import REPO_ROOT, round_paths
 from records.round import Round
 from sandbox.netns import loopback_netns_argv
 
-pytestmark = [pytest.mark.slow, pytest.mark.opencode, pytest.mark.agent_cli, pytest.mark.browser]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.opencode,
+    pytest.mark.agent_cli,
+    pytest.mark.browser,
+    pytest.mark.full,
+]
 ROUND = "demo-intervention"
 AUDIT = Path(__file__).with_name("site_audit.py")
 AUDITED = ("agents", "leaderboard", "index", "cohort")
-LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code"}  # the demo's agents, by name
+LABELS = {  # the demo's agents, by name
+    "opencode": "OpenCode",
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "gemini-cli": "Gemini CLI",
+    "copilot": "GitHub Copilot CLI",
+}
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +198,7 @@ def test_routes_not_testable_with_an_agent_are_named_with_why(
     built: Path, board: Leaderboard, evidence: Path
 ) -> None:
     untestable = [n for n in board.not_testable if n.agent]
-    assert untestable, "the demo's wide-footer route is not testable with Claude Code"
+    assert untestable, "the demo's wide-footer route: not testable with three of the agents"
     for page in ("agents.html", "leaderboard.html"):
         table = text(built, page).split('id="untestable"')[1].split("</table>")[0]
         seen = [dict(visible(f"<table><tr{r}</table>").cells) for r in table.split("<tr")[2:]]

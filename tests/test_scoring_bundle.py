@@ -64,10 +64,11 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     intervention = ["demo-intervention-a", "demo-intervention-b"]
     assert [p.stem for p in demo_sheets("demo-intervention")] == intervention
     units = [{r.unit: (r.visual, r.code_quality) for r in sheets[k].rows} for k in intervention]
-    for marks in units:  # the same marks under both agents: any difference is not the reviews'
-        assert len(marks) == 8 and all(
-            marks[u] == marks[u.replace("-via-opencode-", "-via-claude-code-")]
-            for u in marks if "-via-opencode-" in u
+    agents = ("claude-code", "codex", "gemini-cli", "copilot")
+    for marks in units:  # the same marks under every agent: any difference is not the reviews'
+        assert len(marks) == 4 * 5 and all(
+            marks[u] == marks[u.replace("-via-opencode-", f"-via-{agent}-")]
+            for u in marks if "-via-opencode-" in u for agent in agents
         )  # fmt: skip
     assert all(s.rounds == ["demo-round-1"] for k, s in sheets.items() if "round-1" in k)
     assert [r.unit for r in sheets["demo-c"].rows] == ["strong-builder-r1"]

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,6 +59,7 @@ def load() -> float:
 def verdicts(evidence: Path) -> dict[str, object]:
     """What a run decided, without its times: per unit and per model, from the scored files."""
     board = json.loads((evidence / ROUND / "leaderboard.json").read_text())
+    unit_of = {e["candidate_code"]: e["unit"] for e in board["units"]}
     units: dict[str, object] = {}
     for entry in board["units"]:
         result = evidence / ROUND / "units" / entry["unit"] / "evaluation" / "result.json"
@@ -70,7 +72,7 @@ def verdicts(evidence: Path) -> dict[str, object]:
             "checks": {c["id"]: c["points"] for c in checks},
             "automated_score": entry["automated_score"],
             "total": entry["total"],
-            "rank": entry["rank"],
+            "rank": place(entry, board["units"]),
             "cost_usd": entry["cost_usd"],
         }
     models = json.loads((evidence / ROUND / "model-leaderboard.json").read_text())
@@ -78,8 +80,21 @@ def verdicts(evidence: Path) -> dict[str, object]:
         "units": units,
         "models": {m["model_key"]: m["mean_total"] for m in models["models"]},
         "standing": models["standing"],
-        "advancing": board["advancing"],
+        "advancing": sorted(unit_of[code] for code in board["advancing"]),
     }
+
+
+def place(entry: dict[str, Any], entries: list[dict[str, Any]]) -> int | None:
+    """The unit's rank before the tie rule's last step, the blind candidate code, which is drawn
+    from a secret each scoring of a round makes anew: 1 + the units ahead on total, automated
+    score and cost."""
+    if entry["rank"] is None:
+        return None
+
+    def key(e: dict[str, Any]) -> tuple[float, float, float]:
+        return (-round(e["total"], 6), -e["automated_score"], e["cost_usd"] or 0.0)
+
+    return 1 + sum(1 for e in entries if e["rank"] is not None and key(e) < key(entry))
 
 
 def differences(first: object, other: object, where: str = "") -> list[str]:
@@ -155,20 +170,33 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, nargs="+", default=[4, 1])
     parser.add_argument("--demo-evidence", type=Path, default=EVIDENCE_DIR)
     parser.add_argument("--keep", action="store_true", help="keep the scratch evidence folders")
+    parser.add_argument(
+        "--compare", type=Path, metavar="SCRATCH", help="only compare a kept scratch's n<N> runs"
+    )
     args = parser.parse_args()
+    if args.compare:
+        kept = sorted(args.compare.glob("n*"), key=lambda d: -int(d.name[1:]))
+        runs = [{"n": int(d.name[1:]), "verdicts": verdicts(d / "evidence")} for d in kept]
+        report(runs)
+        return
     if not (args.demo_evidence / "showcase" / "leaderboard.json").is_file():
         sys.exit(f"{args.demo_evidence}/showcase/leaderboard.json: run ./scripts/demo --full first")
     scratch = Path(tempfile.mkdtemp(prefix="siteos-bench-round1-"))
     runs = [first(args.parallel[0], args.demo_evidence, scratch)]
     runs += [again(n, scratch) for n in args.parallel[1:]]
+    if not args.keep:
+        shutil.rmtree(scratch, ignore_errors=True)
+    report(runs)
+
+
+def report(runs: list[dict[str, Any]]) -> None:
+    """Print the runs with their differences from the first; exit 1 when any differ."""
     for run in runs:
         run["differences"] = differences(runs[0]["verdicts"], run["verdicts"])
         run["same_verdicts_as_first"] = not run["differences"]
-        run["means"] = run["verdicts"]["models"]  # type: ignore[index]
+        run["means"] = run["verdicts"]["models"]
     summary = [{k: v for k, v in run.items() if k != "verdicts"} for run in runs]
     print(json.dumps({"cpus": os.cpu_count(), "runs": summary}, indent=2))
-    if not args.keep:
-        shutil.rmtree(scratch, ignore_errors=True)
     if any(run["differences"] for run in runs):
         sys.exit("verdicts differ between the runs: see each run's differences")
 

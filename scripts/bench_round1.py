@@ -85,9 +85,9 @@ def verdicts(evidence: Path) -> dict[str, object]:
 
 
 def place(entry: dict[str, Any], entries: list[dict[str, Any]]) -> int | None:
-    """The unit's rank before the tie rule's last step, the blind candidate code, which is drawn
-    from a secret each scoring of a round makes anew: 1 + the units ahead on total, automated
-    score and cost."""
+    """The unit's rank before the tie rule's last step, the blind candidate code (drawn from a
+    secret a round's evidence makes once, so once per run here): 1 + the units ahead on total,
+    automated score and cost."""
     if entry["rank"] is None:
         return None
 

@@ -336,18 +336,13 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
         base.kind, base.headline = "no_claim", "Agents not compared yet"
         return base
     found: list[DetectableDifference] = []
-    heads: list[str] = []
+    by_verdict: dict[str, list[str]] = {}  # the agents of each verdict, in the round's order
     baseline = intervention.baseline
+    base_label = agent_label(baseline)
     for effect in intervention.effects:
         overall = difference("", "", effect.agent, baseline, list(effect.differences))
         found.append(overall)
-        label, base_label = agent_label(effect.agent), agent_label(baseline)
-        if overall.verdict == "no_detectable_difference":
-            heads.append(f"{label} against {base_label}: no detectable difference")
-        elif overall.verdict in ("higher", "lower"):
-            heads.append(f"{label} scored {overall.verdict} than {base_label}")
-        else:
-            heads.append(f"{label} against {base_label}: not measurable")
+        by_verdict.setdefault(overall.verdict, []).append(agent_label(effect.agent))
         for model in intervention.models:
             own = _arm_totals(board.units, model.model_key, effect.agent)
             base_totals = _arm_totals(board.units, model.model_key, baseline)
@@ -361,6 +356,13 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
                     [own[r] - base_totals[r] for r in shared],
                 )
             )
+    said = {"no_detectable_difference": "no detectable difference"}
+    heads = [
+        f"{_names(labels)} scored {verdict} than {base_label}"
+        if verdict in ("higher", "lower")
+        else f"{_names(labels)} against {base_label}: {said.get(verdict, 'not measurable')}"
+        for verdict, labels in by_verdict.items()
+    ]
     base.headline = "; ".join(heads) + ("" if final else " (provisional)")
     base.differences = found
     overall_sentences = [d.sentence for d in found if not d.model_key]

@@ -106,9 +106,16 @@ class ToyAgent:
         return VERSION  # shipped with the adapter (a real agent reads .tools/versions.json)
 
     def prepare(
-        self, spec: SandboxSpec, *, route: str, reasoning: str, title: str, prompt: bytes
+        self,
+        spec: SandboxSpec,
+        *,
+        route: str,
+        reasoning: str,
+        title: str,
+        prompt: bytes,
+        context_length: int | None = None,
     ) -> Launch:
-        del reasoning, title  # the toy sends neither
+        del reasoning, title, context_length  # the toy sends none of them
         program = spec.home / "agent" / "toy.js"
         program.parent.mkdir(parents=True, exist_ok=True)
         program.write_text(PROGRAM)

@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from harness.agents.base import CliAgent, Launch, truncate
-from harness.agents.native import as_dict, as_int, cut_inputs, gateway_usage, iso_ms, json_lines
+from harness.agents.native import (
+    as_dict,
+    as_int,
+    cut_inputs,
+    gateway_usage,
+    iso_ms,
+    json_lines,
+    use_gateway_usage,
+)
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
     AgentIdentity,
@@ -141,11 +149,7 @@ class CopilotAgent(CliAgent):
             reader.read(source, event)
         gateway = events.with_name("gateway.jsonl")
         usage = gateway_usage(gateway) if gateway.is_file() else {}
-        turns = [step for step in trace.steps if step.source == "agent"]
-        if usage and len(turns) == max(usage):
-            for number, step in enumerate(turns, 1):
-                known = usage.get(number)
-                step.metrics = known.model_copy() if known is not None else None
+        use_gateway_usage(trace, usage)
         trace.notes = " ".join(filter(None, [trace.notes, TOKENS_NOTE]))
         return trace
 

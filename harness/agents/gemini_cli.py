@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.agents.base import CliAgent, Launch, truncate
-from harness.agents.native import as_dict, as_int, cut_inputs, iso_ms, json_lines
+from harness.agents.native import as_dict, as_int, cut_inputs, iso_ms, json_lines, use_gateway_usage
 from harness.session.sandbox import SandboxSpec
 from records.evidence.agent import (
     AgentIdentity,
@@ -163,11 +163,7 @@ class GeminiCliAgent(CliAgent):
         reader = _Reader(trace, metered.exit_codes)
         for source, event in json_lines(trace, events):
             reader.read(source, event)
-        turns = [step for step in trace.steps if step.source == "agent"]
-        if metered.usage and len(turns) == max(metered.usage):
-            for number, step in enumerate(turns, 1):
-                known = metered.usage.get(number)
-                step.metrics = known.model_copy() if known is not None else None
+        use_gateway_usage(trace, metered.usage)
         return trace
 
 

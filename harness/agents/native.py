@@ -83,3 +83,13 @@ def gateway_usage(gateway: Path) -> dict[int, StepMetrics]:
                 cache_read_tokens=as_int(counts.get("cached")),
             )
     return usage
+
+
+def use_gateway_usage(trace: AgentTrace, usage: dict[int, StepMetrics]) -> None:
+    """Give each agent step the gateway's tokens of the request with its number, when the proxy
+    metered exactly one chat request per step (else the tokens stay unknown)."""
+    turns = [step for step in trace.steps if step.source == "agent"]
+    if usage and len(turns) == max(usage):
+        for number, step in enumerate(turns, 1):
+            known = usage.get(number)
+            step.metrics = known.model_copy() if known is not None else None

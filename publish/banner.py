@@ -80,7 +80,7 @@ def _date(evidence: RoundEvidence) -> str:
 
 
 def _agents(evidence: RoundEvidence) -> str:
-    if evidence.settings.intervention:  # the round's agents, the baseline first
+    if evidence.settings.agents:  # the round's agents, the baseline first
         arms = [f"{agent_label(a.name)} {a.version}" for a in evidence.settings.agents]
         return f"{arms[0]} (baseline), " + ", ".join(arms[1:])
     seen = sorted(

@@ -419,8 +419,8 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "not_testable_routes": [
             e for e in pairs if e.preflight is not None and not e.preflight.qualified
         ],
-        "intervention": evidence.settings.intervention,
-        "arms": [(a.name, agent_label(a.name)) for a in evidence.settings.arms],
+        "intervention": evidence.settings.is_intervention,
+        "arms": [(a.name, agent_label(a.name)) for a in evidence.settings.agents_run],
         "agents_view": agents_view(evidence, rows),
         "max_total": MAX_TOTAL,
         "max_automated": MAX_AUTOMATED,
@@ -487,7 +487,7 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         ("rounds.md.j2", "rounds.md"),
         ("models.md.j2", "models/index.md"),
     ]
-    if evidence.settings.intervention:  # the agents compared: an intervention round's only
+    if evidence.settings.is_intervention:  # the agents compared: an intervention round's only
         pages_to_write.insert(2, ("agents.md.j2", AGENTS_PAGE))
     for template, target in pages_to_write:
         atomic_write_text(docs / target, env.get_template(template).render(context))

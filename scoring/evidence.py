@@ -26,7 +26,8 @@ class RoundContext:
     repetitions: int = 1
     kind: RoundKind = "demo"
     arms: tuple[str, ...] = ()
-    """An intervention round's agents, the baseline first (empty in a round of one agent)."""
+    """An intervention round's arms (agents, or the arms of its factor), the baseline first
+    (empty in a round of one arm)."""
 
     def rel(self, path: Path) -> str:
         """A path relative to the round folder, as explanations cite it."""
@@ -46,7 +47,7 @@ def load_context(rnd: Round) -> RoundContext:
         paths=rnd.paths,
         repetitions=settings.repetitions,
         kind=settings.kind,
-        arms=tuple(a.name for a in settings.agents),
+        arms=tuple(settings.arm_ids),
     )
 
 

@@ -82,6 +82,7 @@ class Conversation:
     workdir: str
     assistant_turns: int
     first_user: str
+    read: str = ""  # every message's text, what the model has read so far (reads_instructions)
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> Conversation:
@@ -93,6 +94,7 @@ class Conversation:
             workdir=next(g for g in match.groups() if g).strip() if match else "/tmp",
             assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
             first_user=users[0] if users else "",
+            read="\n".join(message_text(m) for m in messages),
         )
 
 
@@ -101,7 +103,10 @@ def choose(script: ScriptedModel, convo: Conversation) -> tuple[Turn, dict[str, 
     values = {"{workdir}": convo.workdir, "{turn}": str(convo.assistant_turns + 1)}
     probe_match = PROBE_RE.search(convo.first_user)
     probe: int | None = None
-    behaviour: Behaviour = script.session
+    behaviour: Behaviour = next(
+        (r.session for r in script.reads_instructions if r.contains in convo.read),
+        script.session,
+    )
     if probe_match:
         probe = int(probe_match.group(1))
         file_match = PROBE_FILE_RE.search(convo.first_user)

@@ -272,11 +272,19 @@ def _arm_totals(rows: list[LeaderboardRow], model: str, agent: str) -> dict[int,
 
 
 def difference(
-    model_key: str, name: str, agent: str, baseline: str, differences: list[float]
+    model_key: str,
+    name: str,
+    agent: str,
+    baseline: str,
+    differences: list[float],
+    labels: dict[str, str] | None = None,
 ) -> DetectableDifference:
-    """One agent against the baseline over paired differences, with what they could detect."""
+    """One arm (an agent, or an arm of the round's factor) against the baseline over paired
+    differences, with what they could detect (`labels`: each arm's name in words)."""
     who = name or "every paired model"
-    label, base_label = agent_label(agent), agent_label(baseline)
+    named = labels or {}
+    label = named.get(agent) or agent_label(agent)
+    base_label = named.get(baseline) or agent_label(baseline)
     found = DetectableDifference(
         model_key=model_key,
         display_name=name,
@@ -333,15 +341,17 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
         final=final,
     )
     if intervention is None:
-        base.kind, base.headline = "no_claim", "Agents not compared yet"
+        base.kind, base.headline = "no_claim", "Arms not compared yet"
         return base
     found: list[DetectableDifference] = []
     heads: list[str] = []
     baseline = intervention.baseline
+    titles = {a.id: a.title for a in intervention.arms}
+    labels = {a: titles.get(a) or agent_label(a) for a in intervention.agents}
     for effect in intervention.effects:
-        overall = difference("", "", effect.agent, baseline, list(effect.differences))
+        overall = difference("", "", effect.agent, baseline, list(effect.differences), labels)
         found.append(overall)
-        label, base_label = agent_label(effect.agent), agent_label(baseline)
+        label, base_label = labels[effect.agent], labels[baseline]
         if overall.verdict == "no_detectable_difference":
             heads.append(f"{label} against {base_label}: no detectable difference")
         elif overall.verdict in ("higher", "lower"):
@@ -359,6 +369,7 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
                     effect.agent,
                     baseline,
                     [own[r] - base_totals[r] for r in shared],
+                    labels,
                 )
             )
     base.headline = "; ".join(heads) + ("" if final else " (provisional)")
@@ -366,11 +377,17 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
     overall_sentences = [d.sentence for d in found if not d.model_key]
     base.detail = ". ".join(s[:1].upper() + s[1:] for s in overall_sentences) + "."
     per_model = [d for d in found if d.model_key and d.verdict == "not_measurable"]
+    noun = "agent" if intervention.factor == "agent" else "arm"
     base.caveat = (
-        "It measures the harness, not the model: the models are the same under every agent."
+        (
+            "It measures the harness, not the model: the models are the same under every agent."
+            if intervention.factor == "agent"
+            else f"It measures the {intervention.factor}, not the model: the models and the agent "
+            f"are the same in every {intervention.factor} arm."
+        )
         + (
             f" Per model, {len(per_model)} of {len(found) - len(overall_sentences)} comparisons "
-            "have one run per agent: no interval, so no per-model claim."
+            f"have one run per {noun}: no interval, so no per-model claim."
             if per_model
             else ""
         )

@@ -38,9 +38,10 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     write_record(ctx.paths.leaderboard, board)
     if ctx.repetitions > 1 and not ctx.arms:  # a repeated round is also ranked by model
         write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
-    if ctx.arms:  # an intervention round: its agents compared on the same models
+    if ctx.arms:  # an intervention round: its arms compared on the same models
         sha256 = file_sha256(ctx.paths.leaderboard)
-        write_record(ctx.paths.intervention, build_intervention(board, list(ctx.arms), sha256))
+        found = build_intervention(board, list(ctx.arms), sha256, ctx.factor, list(ctx.arm_info))
+        write_record(ctx.paths.intervention, found)
     return board
 
 

@@ -141,11 +141,13 @@ def test_the_agents_round_is_refused_until_round_1_has_a_champion_cohort(
 
 def test_the_method_round_is_refused_until_round_1_has_a_champion_cohort(tmp_path: Path) -> None:
     """The method intervention on the champion cohort (benchmark/rounds/round-2-method.json): a
-    real round of OpenCode in each method arm (none, placebo, tracer-bullets), the fixed controls
+    real round of OpenCode in each method arm (none, placebo, tracer-bullets, openspec,
+    spec-kit), the fixed controls
     kept; refused until Round 1's model leaderboard advances its models."""
     method = load_round("round-2-method", require_cohort=False)
     assert method.kind == "real" and method.advances_from == "round-1"
-    assert (method.factor, method.arm_ids) == ("method", ["none", "placebo", "tracer-bullets"])
+    assert method.factor == "method"
+    assert method.arm_ids == ["none", "placebo", "tracer-bullets", "openspec", "spec-kit"]
     assert method.agent == load_round("round-0").agent and not method.control_differences
     with pytest.raises(RecordError, match=r"run python -m harness.advance round-1 --to round-2"):
         load_round("round-2-method")

@@ -31,6 +31,7 @@ from records.io import RecordError, read_record, write_record
 from records.layout import round_paths
 from records.round import Round
 
+REPO = Path(__file__).resolve().parent.parent
 METHOD = InterventionSpec(factor="method", arms=["none", "placebo", "tracer-bullets"])
 
 
@@ -52,6 +53,25 @@ def test_the_placebo_is_as_long_as_the_method_and_says_nothing_about_method() ->
     for word in ("slice", "deepen", "interface", "tracer", "modules?", "first", "should", "must"):
         assert not re.search(rf"\b{word}\b", text), word
     assert "from end to end" in method.decode() and "a small interface over" in method.decode()
+
+
+@pytest.mark.parametrize(
+    ("arm", "version", "folders"),
+    [
+        ("openspec", "1.13.2", {".opencode", ".claude", ".agents", "openspec"}),
+        ("spec-kit", "1.2.3", {".opencode", ".claude", ".agents", ".specify"}),
+    ],
+)
+def test_the_generated_arms_name_their_tool_version_and_agent_forms(
+    arm: str, version: str, folders: set[str]
+) -> None:
+    found = load_arm("method", arm)
+    made = found.manifest.generated
+    assert made is not None and made.version == version
+    assert made.script == "scripts/generate_method_arms.py"
+    assert (REPO / made.script).is_file()
+    assert {f.split("/")[0] for f in found.files} == folders
+    assert not (found.manifest.baseline or found.manifest.placebo)
 
 
 def _arm(root: Path, arm: str, **fields: Any) -> Path:

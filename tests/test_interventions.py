@@ -17,7 +17,7 @@ import harness.freeze as freeze_stage
 import records.inputs
 import records.interventions
 from harness.session.worktree import WorktreeError, create_worktree, final_diff
-from records.evidence.round import RoundRecord
+from records.evidence.round import FrozenInputs, RoundRecord
 from records.evidence.session import SessionRecord
 from records.inputs import RoundSettings
 from records.interventions import (
@@ -239,3 +239,16 @@ def test_an_arm_only_adds_files(tmp_path: Path) -> None:
     (folder / "README.md").write_text("# Replaced\n")
     with pytest.raises(WorktreeError, match="the starter already has README.md"):
         create_worktree(tmp_path / "wt", tmp_path / "cache", starter, (folder, ["README.md"]))
+
+
+def test_a_round_tag_fingerprints_each_arm_folder() -> None:
+    from publish.tag import flat_inputs
+
+    arms = {"none": "a", "placebo": "b"}
+    inputs = FrozenInputs(prompt_sha256="p", starter_tree_sha256="s", cohort_sha256="c",
+                          settings_sha256="r", arms_sha256=arms)  # fmt: skip
+    assert flat_inputs(inputs) == {
+        "prompt_sha256": "p", "starter_tree_sha256": "s", "cohort_sha256": "c",
+        "settings_sha256": "r", "arm_none_sha256": "a", "arm_placebo_sha256": "b",
+    }  # fmt: skip
+    assert "arms_sha256" not in flat_inputs(inputs.model_copy(update={"arms_sha256": {}}))

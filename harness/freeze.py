@@ -1,11 +1,12 @@
 """The freeze stage: record the content hashes of a round's inputs in `evidence/<round>/round.json`.
 
-Inputs (prompt bytes, starter tree, cohort file, round settings) are protected from the frozen
-run order on (`order.json`, drawn before the first scored unit) and whenever the round holds a
-scored unit: a changed input is then refused and a new round is needed. The evaluator hash and the
-tool versions are recorded too; they may change (evaluation re-runs, sessions never do). The
-round's `node_version` and agent version must equal the installed tools (`.tools/versions.json`):
-a mismatch is refused before anything is frozen or run.
+Inputs (prompt bytes, starter tree, cohort file, round settings, an intervention round's arm
+folders) are protected from the frozen run order on (`order.json`, drawn before the first scored
+unit) and whenever the round holds a scored unit: a changed input is then refused and a new
+round is needed. The evaluator hash and the tool versions are recorded too; they may change
+(evaluation re-runs, sessions never do). The round's `node_version` and agent version must equal
+the installed tools (`.tools/versions.json`): a mismatch is refused before anything is frozen or
+run.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class ToolVersionMismatch(RuntimeError):
 def require_round_tools(rnd: Round) -> None:
     """Refuse when the round's node_version or agent version differs from the installed tools."""
     settings = rnd.settings
-    required = {"node": settings.node_version, **{a.name: a.version for a in settings.arms}}
+    required = {"node": settings.node_version, **{a.name: a.version for a in settings.agents_run}}
     problems = version_mismatches(required)
     if problems:
         raise ToolVersionMismatch(
@@ -58,6 +59,7 @@ def current_inputs(rnd: Round) -> FrozenInputs:
         starter_tree_sha256=tree_sha256(rnd.task.starter),
         cohort_sha256=file_sha256(rnd.settings.cohort_path),
         settings_sha256=file_sha256(rnd.settings_path),
+        arms_sha256={arm.id: arm.sha256() for arm in rnd.arms},
     )
 
 
@@ -93,6 +95,7 @@ def freeze(rnd: Round) -> RoundRecord:
         cohort_file=settings.cohort,
         inputs=inputs,
         task=rnd.task.ref,
+        factor=settings.factor,
         evaluator_sha256=evaluator_sha256(),
         scoring_sha256=scoring_sha256(),
         tool_versions=tool_versions(),

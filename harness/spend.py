@@ -35,7 +35,7 @@ class SpendRefused(RuntimeError):
 
 
 def max_spend(settings: RoundSettings, cohort: Cohort, completion_prices: list[float]) -> MaxSpend:
-    routes = len(cohort.candidates) * len(settings.arms)  # each route with each agent
+    routes = len(cohort.candidates) * max(1, len(settings.arm_ids))  # each route in each arm
     budget = settings.ceilings.budget_usd
     probes = routes * settings.probes * budget
     units = routes * settings.repetitions * budget
@@ -103,7 +103,7 @@ def check_spend(rnd: Round, upstream: Upstream | None = None) -> KeyCheck:
         print(f"spend: the earlier key check is kept in {kept}")
     write_record(paths.key_check, record)
     print(record.message)
-    units = len(cohort.candidates) * len(settings.arms) * settings.repetitions
+    units = len(cohort.candidates) * max(1, len(settings.arm_ids)) * settings.repetitions
     sessions = record.parallel.sessions if record.parallel else None
     print(round_plan(settings, units, record.max_spend.total_usd, sessions))
     if record.verdict == "refused":

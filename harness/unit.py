@@ -55,12 +55,14 @@ from records.evidence.session import (
 )
 from records.hashing import file_sha256
 from records.inputs import Candidate, RoundSettings
+from records.interventions import ArmRecord
 from records.io import read_record, write_record
 from records.layout import UnitPaths
 from records.manifest import write_session_manifest
 from records.round import Round
 from records.slots import SlotRecord
 from records.tools import copy_npm_cache
+from records.unit_ids import UnitId
 
 
 class UnitRefused(RuntimeError):
@@ -96,6 +98,32 @@ class _UnitRun:
     def settings(self) -> RoundSettings:
         return self.rnd.settings
 
+    @property
+    def arm_id(self) -> str:
+        """The unit's arm (`-via-<arm>` of its id; "" in a round of one arm)."""
+        return UnitId.parse(self.unit).agent
+
+    def frozen_arm_sha256(self) -> str | None:
+        """The hash round.json froze for the unit's arm folder (None: an agent arm, or none)."""
+        if self.rnd.arm(self.arm_id) is None:
+            return None
+        frozen = read_record(self.rnd.paths.round_json, RoundRecord).inputs.arms_sha256
+        return frozen.get(self.arm_id, "not frozen")
+
+    def arm_record(self, marker: RunningMarker) -> ArmRecord | None:
+        """session.json's `arm`: the factor, the arm and its folder's hash then and as frozen."""
+        factor = self.settings.factor
+        if factor is None:
+            return None
+        arm = self.rnd.arm(self.arm_id)
+        return ArmRecord(
+            factor=factor,
+            arm=self.arm_id,
+            sha256=marker.arm_sha256,
+            frozen_sha256=self.frozen_arm_sha256(),
+            files=list(arm.files) if arm is not None else [],
+        )
+
 
 def _record(
     run: _UnitRun,
@@ -127,6 +155,9 @@ def _record(
         hash_problems.append(f"prompt sha256 {marker.prompt_sha256} != frozen {frozen[0]}")
     if marker.starter_tree_sha256 is not None and marker.starter_tree_sha256 != frozen[1]:
         hash_problems.append(f"starter tree {marker.starter_tree_sha256} != frozen {frozen[1]}")
+    arm = run.arm_record(marker)
+    if arm is not None and arm.sha256 is not None and arm.sha256 != arm.frozen_sha256:
+        hash_problems.append(f"arm {arm.arm} {arm.sha256} != frozen {arm.frozen_sha256}")
     facts = UnitFacts(
         stop_status=stop,
         exit_code=exit_code,
@@ -148,6 +179,7 @@ def _record(
         repetition=run.repetition,
         replacement_of=replacement_of,
         agent=run.agent.info,
+        arm=arm,
         gateway_kind=settings.gateway.kind,
         requested_route=candidate.route,
         expected_slug=candidate.expected_canonical_slug,
@@ -348,16 +380,22 @@ def _execute(
     write_marker(paths, marker)
     progress.update("worktree", force=True)
     home.mkdir(parents=True)
+    arm = run.rnd.arm(run.arm_id)  # an intervention arm's files join the base commit
     try:
+        arm_hash = arm.sha256() if arm is not None else None
         cache = copy_npm_cache(home / ".npm")
-        tree_hash, base = create_worktree(worktree, cache, task.starter)
+        adds = (arm.folder, arm.files) if arm is not None else None
+        tree_hash, base = create_worktree(worktree, cache, task.starter, adds)
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
         return _finish_without_session(
             run, marker, f"worktree preparation failed: {exc}", replacing
         )
-    marker = marker.model_copy(update={"starter_tree_sha256": tree_hash, "base_commit": base})
+    marker = marker.model_copy(
+        update={"starter_tree_sha256": tree_hash, "base_commit": base, "arm_sha256": arm_hash}
+    )
     write_marker(paths, marker)
-    if (marker.prompt_sha256, tree_hash) != run.frozen:  # invalid, not a harness failure
+    changed = (marker.prompt_sha256, tree_hash) != run.frozen or arm_hash != run.frozen_arm_sha256()
+    if changed:  # invalid, not a harness failure
         return _finish_without_session(run, marker, "", replacing)
 
     def started(pid: int) -> None:

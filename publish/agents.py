@@ -1,10 +1,12 @@
-"""An intervention round's agents compared, for the "Agents compared" page (agents.md).
+"""An intervention round's arms compared, for the "Agents compared" page (agents.md; "Method
+arms compared" and so on when the round varies a method, starter or tools factor).
 
 Every number comes from the round's `intervention.json` (scoring/intervention.py: each model's
-counted totals and mean per agent, each agent's paired difference from the baseline with its 95%
-interval) or from a leaderboard row (each unit's total, status, cost and time) or a unit's
-session record (its steps); nothing is computed here beyond putting them side by side. The routes
-not testable with an agent are leaderboard.json's `not_testable` rows that name that agent.
+counted totals, mean and mean cost per arm, each arm's paired difference from the baseline in
+total and in cost with their 95% intervals, a folder arm's title, what it adds and its frozen
+hash) or from a leaderboard row (each unit's total, status, cost and time) or a unit's session
+record (its steps); nothing is computed here beyond putting them side by side. The routes not
+testable in an arm are leaderboard.json's `not_testable` rows that name that arm.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from publish.sources import RoundEvidence
 from publish.views import Row, agent_label, fmt_points
 from records.evidence.round import PreflightRecord
-from records.evidence.scoring import AgentEffect, InterventionBoard, NotTestable
+from records.evidence.scoring import AgentEffect, ArmInfo, InterventionBoard, NotTestable
 from records.unit_ids import entrant_key, parse_unit
 
 SEPARATED = {
@@ -23,7 +25,7 @@ SEPARATED = {
     "below": "the interval lies wholly below zero: on these models {agent} scored lower than "
     "{baseline}",
     "overlaps": "the interval includes zero: these runs cannot tell {agent} apart from {baseline}",
-    "unknown": "no interval: fewer than two models have a total under both agents",
+    "unknown": "no interval: fewer than two models have a total under both arms",
 }
 """What each `separated` value of an AgentEffect says, in words."""
 
@@ -35,6 +37,17 @@ def signed(value: float | None) -> str:
     if value == 0:
         return "0"
     return ("+" if value > 0 else "−") + fmt_points(abs(value))
+
+
+def signed_cost(value: float | None) -> str:
+    """A cost difference in USD with its sign (`+$0.0123`, `−$0.50`, `$0`); `—` when none."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return "$0"
+    size = abs(value)
+    text = f"{size:,.2f}" if size >= 0.01 else f"{size:.4f}"
+    return ("+" if value > 0 else "−") + "$" + text
 
 
 @dataclass(frozen=True)
@@ -64,15 +77,18 @@ class ArmCell:
     totals: list[float]
     units: list[UnitCell]
     not_testable: NotTestable | None = None
+    mean_cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
 class Difference:
-    """One model's difference for one agent against the baseline (None: not paired)."""
+    """One model's difference for one arm against the baseline (None: not paired), in total and
+    in metered cost (USD)."""
 
     agent: str
     value: float | None
     why_not: str = ""
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,10 +126,25 @@ class AgentsView:
     board: InterventionBoard
     baseline: str
     baseline_label: str
-    agents: list[tuple[str, str]]  # (name, product name), the baseline first
+    agents: list[tuple[str, str]]  # (arm, its label: an agent's product name), the baseline first
     models: list[ModelLine] = field(default_factory=list)
     effects: list[EffectLine] = field(default_factory=list)
     untestable: list[Untestable] = field(default_factory=list)
+    factor: str = "agent"
+    arms: list[ArmInfo] = field(default_factory=list)  # a folder factor's arms (title, hash, ...)
+
+    @property
+    def noun(self) -> str:
+        """What an arm is called in sentences: `agent`, or `method arm`, `starter arm`, ..."""
+        return "agent" if self.factor == "agent" else f"{self.factor} arm"
+
+
+def arm_labels(board: InterventionBoard) -> dict[str, str]:
+    """Each arm's label: an agent's product name, or a folder arm's title."""
+    titles = {a.id: a.title for a in board.arms}
+    if board.factor == "agent":
+        return {a: agent_label(a) for a in board.agents}
+    return {a: titles.get(a, a) for a in board.agents}
 
 
 def _why_unpaired(agent: str, baseline: str, arms: list[ArmCell]) -> str:
@@ -132,18 +163,22 @@ def agents_view(evidence: RoundEvidence, rows: list[Row]) -> AgentsView | None:
     untestable = [n for n in (leaderboard.not_testable if leaderboard else []) if n.agent]
     blocked = {(n.model_key, n.agent): n for n in untestable}
     effects = {e.agent: e for e in board.effects}
+    labels = arm_labels(board)
     view = AgentsView(
         board=board,
         baseline=board.baseline,
-        baseline_label=agent_label(board.baseline),
-        agents=[(a, agent_label(a)) for a in board.agents],
+        baseline_label=labels.get(board.baseline, board.baseline),
+        agents=[(a, labels[a]) for a in board.agents],
         effects=[
-            EffectLine(e, agent_label(e.agent), agent_label(e.baseline)) for e in board.effects
+            EffectLine(e, labels.get(e.agent, e.agent), labels.get(e.baseline, e.baseline))
+            for e in board.effects
         ],
         untestable=[
             Untestable(n, evidence.preflight.get(entrant_key(n.model_key, n.agent)))
             for n in untestable
         ],
+        factor=board.factor,
+        arms=list(board.arms),
     )
     for model in board.models:
         arms = []
@@ -159,19 +194,22 @@ def agents_view(evidence: RoundEvidence, rows: list[Row]) -> AgentsView | None:
             arms.append(
                 ArmCell(
                     agent=arm.agent,
-                    label=agent_label(arm.agent),
+                    label=labels.get(arm.agent, arm.agent),
                     mean_total=arm.mean_total,
                     totals=list(arm.totals),
                     units=units,
                     not_testable=blocked.get((model.model_key, arm.agent)),
+                    mean_cost_usd=arm.mean_cost_usd,
                 )
             )
         differences = []
         for agent in board.agents[1:]:
             effect = effects.get(agent)
             paired = dict(zip(effect.models, effect.differences, strict=True)) if effect else {}
+            spent = zip(effect.cost_models, effect.cost_differences, strict=True) if effect else []
+            costs = dict(spent)
             value = paired.get(model.model_key)
             why = "" if value is not None else _why_unpaired(agent, board.baseline, arms)
-            differences.append(Difference(agent, value, why))
+            differences.append(Difference(agent, value, why, costs.get(model.model_key)))
         view.models.append(ModelLine(model.model_key, model.display_name, arms, differences))
     return view

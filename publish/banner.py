@@ -46,6 +46,8 @@ class RoundFacts:
     task_ref: str = ""  # "<id> <version>" as round.json names it ("" before round.json schema 3)
     differences: tuple[str, ...] = ()  # fixed controls set otherwise than the methodology's
     arms: tuple[tuple[str, str], ...] = ()  # an intervention round: (agent, "Name version")
+    factor: str = ""  # an intervention round on a method, starter or tools factor ("" otherwise)
+    factor_arms: str = ""  # that round's arms in words, the baseline first
     headline: str = ""  # leaderboard.json's claim (schema 7; "" before, or not scored yet)
 
     def agent_of(self, name: str) -> str:
@@ -80,7 +82,7 @@ def _date(evidence: RoundEvidence) -> str:
 
 
 def _agents(evidence: RoundEvidence) -> str:
-    if evidence.settings.intervention:  # the round's agents, the baseline first
+    if evidence.settings.agents:  # the round's agents, the baseline first
         arms = [f"{agent_label(a.name)} {a.version}" for a in evidence.settings.agents]
         return f"{arms[0]} (baseline), " + ", ".join(arms[1:])
     seen = sorted(
@@ -150,8 +152,23 @@ def round_facts(evidence: RoundEvidence) -> RoundFacts:
         task_ref=f"{record.task.id} {record.task.version}" if record and record.task else "",
         differences=tuple(str(d) for d in evidence.settings.control_differences),
         arms=_arms(evidence),
+        factor=_folder_factor(evidence),
+        factor_arms=_factor_arms(evidence),
         headline=_headline(evidence),
     )
+
+
+def _folder_factor(evidence: RoundEvidence) -> str:
+    """The factor of an intervention round whose arms are folders ("" otherwise)."""
+    factor = evidence.settings.factor
+    return factor if factor not in (None, "agent") else ""
+
+
+def _factor_arms(evidence: RoundEvidence) -> str:
+    ids = evidence.settings.arm_ids
+    if not ids or evidence.settings.agents:
+        return ""
+    return f"{ids[0]} (baseline), " + ", ".join(ids[1:])
 
 
 def _headline(evidence: RoundEvidence) -> str:
@@ -174,6 +191,11 @@ def round_label(evidence: RoundEvidence) -> str:
     arms = (
         f"An intervention round: every model with each agent ({facts.agent})." if facts.arms else ""
     )
+    if facts.factor:
+        arms = (
+            f"An intervention round on the {facts.factor}: every model in each arm "
+            f"({facts.factor_arms})."
+        )
     return " ".join(filter(None, [f"{facts.kind_label} {facts.round_id}{note}.",
                                   differences_sentence(facts), arms]))  # fmt: skip
 
@@ -197,6 +219,12 @@ def round_banner(evidence: RoundEvidence, rows: list[Row]) -> str:
         parts.append(
             "<strong>An intervention round</strong>: "
             '<a href="@BASE@/agents.html">the agents compared</a>.'
+        )
+    elif facts.factor:
+        parts.append(
+            f"<strong>An intervention round on the {escape(facts.factor)}</strong> "
+            f"({escape(facts.factor_arms)}): "
+            f'<a href="@BASE@/agents.html">the {escape(facts.factor)} arms compared</a>.'
         )
     if facts.differences:
         parts.append(

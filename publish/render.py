@@ -10,6 +10,7 @@ interrupted build never leaves a half site.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import re
@@ -25,7 +26,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from publish.agents import agents_view, signed
+from publish.agents import agents_view, signed, signed_cost
 from publish.banner import round_banner, round_facts, round_label
 from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
@@ -203,6 +204,7 @@ def environment() -> Environment:
         cap=_cap,
         distinct=distinct,
         signed=signed,
+        signed_cost=signed_cost,
         agent=agent_label,
     )
     env.globals.update(offset=_offset, tool_view=tool_view, code=code_html)
@@ -419,8 +421,9 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "not_testable_routes": [
             e for e in pairs if e.preflight is not None and not e.preflight.qualified
         ],
-        "intervention": evidence.settings.intervention,
-        "arms": [(a.name, agent_label(a.name)) for a in evidence.settings.arms],
+        "intervention": evidence.settings.is_intervention,
+        "arms": _arm_labels(evidence),
+        "factor": evidence.settings.factor or "agent",
         "agents_view": agents_view(evidence, rows),
         "max_total": MAX_TOTAL,
         "max_automated": MAX_AUTOMATED,
@@ -434,6 +437,15 @@ def _context(evidence: RoundEvidence, rows: list[Row]) -> dict[str, Any]:
         "frontier": [r.unit for r in frontier(rows)],
         "plotted": [r.unit for r in plotted(rows)],
     }
+
+
+def _arm_labels(evidence: RoundEvidence) -> list[tuple[str, str]]:
+    """The round's arms with their labels, the baseline first: each agent with its product name,
+    or each arm folder of a method, starter or tools factor with its title."""
+    settings = evidence.settings
+    if settings.agents or not settings.is_intervention:
+        return [(a.name, agent_label(a.name)) for a in settings.agents_run]
+    return [(a.id, a.manifest.title) for a in settings.load_arms()]
 
 
 def render_docs(evidence: RoundEvidence, docs: Path) -> str:
@@ -487,7 +499,7 @@ def render_docs(evidence: RoundEvidence, docs: Path) -> str:
         ("rounds.md.j2", "rounds.md"),
         ("models.md.j2", "models/index.md"),
     ]
-    if evidence.settings.intervention:  # the agents compared: an intervention round's only
+    if evidence.settings.is_intervention:  # the agents compared: an intervention round's only
         pages_to_write.insert(2, ("agents.md.j2", AGENTS_PAGE))
     for template, target in pages_to_write:
         atomic_write_text(docs / target, env.get_template(template).render(context))
@@ -577,12 +589,23 @@ def _build_env(epoch: int) -> Iterator[list[str]]:
             os.environ["SOURCE_DATE_EPOCH"] = previous
 
 
+def compared_label(page: Path) -> str:
+    """The comparison page's nav label: its title before the round's name (`Agents compared`,
+    `Method arms compared`)."""
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("title: "):
+            return str(json.loads(line.removeprefix("title: "))).split(" — ")[0]
+    return next(iter(AGENTS_NAV))
+
+
 def site_nav(nav: list[Any] | None, docs: Path) -> list[Any] | None:
-    """mkdocs.yml's nav, with the agents page after the leaderboard when the docs have one."""
-    if nav is None or not (docs / AGENTS_PAGE).is_file() or AGENTS_NAV in nav:
+    """mkdocs.yml's nav, with the arms compared (agents.md) after the leaderboard when the docs
+    have that page."""
+    page = docs / AGENTS_PAGE
+    if nav is None or not page.is_file() or any(AGENTS_PAGE in i.values() for i in nav):
         return nav
     at = next((n + 1 for n, item in enumerate(nav) if "leaderboard.md" in item.values()), 1)
-    return [*nav[:at], AGENTS_NAV, *nav[at:]]
+    return [*nav[:at], {compared_label(page): AGENTS_PAGE}, *nav[at:]]
 
 
 def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> None:

@@ -74,8 +74,9 @@ class RoundSummary:
 
     @property
     def baseline(self) -> str:
-        """An intervention round's baseline agent ("" in a round of one agent)."""
-        return self.settings.agents[0].name if self.settings.intervention else ""
+        """An intervention round's baseline arm ("" in a round of one arm)."""
+        arms = self.settings.arm_ids
+        return arms[0] if arms else ""
 
     @property
     def repeated(self) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 import git
 
 import harness
-from records.evidence.round import RoundRecord
+from records.evidence.round import FrozenInputs, RoundRecord
 from records.io import RecordError, read_json, read_record
 from records.layout import REPO_ROOT
 from records.round import Round
@@ -37,12 +37,19 @@ def tag_name(round_id: str) -> str:
     return f"round/{round_id}"
 
 
+def flat_inputs(inputs: FrozenInputs) -> dict[str, str]:
+    """The frozen inputs as one hash per name: each arm folder of an intervention round as
+    `arm_<id>_sha256` (none in a round of one arm)."""
+    arms = {f"arm_{arm}_sha256": sha for arm, sha in inputs.arms_sha256.items()}
+    return {**inputs.model_dump(exclude={"arms_sha256"}), **arms}
+
+
 def fingerprint(rnd: Round) -> dict[str, str]:
     """The current checkout's hashes of everything a frozen round depends on."""
     inputs = harness.current_inputs(rnd)
     versions = json.dumps(tool_versions(), sort_keys=True, separators=(",", ":"))
     return {
-        **inputs.model_dump(),
+        **flat_inputs(inputs),
         "evaluator_sha256": harness.evaluator_sha256(),
         "tool_versions_sha256": hashlib.sha256(versions.encode()).hexdigest(),
     }
@@ -71,7 +78,7 @@ def tag_message(rnd: Round) -> str:
         raise TagRefused(f"{paths.round_json}: the round was never frozen: run the freeze stage")
     frozen = read_record(paths.round_json, RoundRecord)
     current = fingerprint(rnd)
-    drift = [k for k, v in frozen.inputs.model_dump().items() if current[k] != v]
+    drift = [k for k, v in flat_inputs(frozen.inputs).items() if current.get(k) != v]
     if drift:
         raise TagRefused(f"protected inputs differ from {paths.round_json}: {', '.join(drift)}")
     body = {

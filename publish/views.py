@@ -442,7 +442,7 @@ def row_from_unit(unit: UnitEvidence, evidence: RoundEvidence) -> Row:
             superseded_by=superseded_by(unit, evidence),
             replaces=unit.replacement.replaced_unit if unit.replacement else None,
             gates_failed=[(g.id, g.reason) for g in result.gates if g.failed] if result else [],
-            agent=parsed.agent if parsed and evidence.settings.intervention else "",
+            agent=parsed.agent if parsed and evidence.settings.is_intervention else "",
         )
     )
 

@@ -15,6 +15,7 @@ from records import fixed_controls
 from records.base import Frozen
 from records.evidence.agent import AgentInfo
 from records.fixed_controls import ControlDifference
+from records.interventions import Arm, Factor, InterventionSpec, load_arms
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 from records.slots import REAL_SLOT, SHARED_SLOT, SlotShape
@@ -283,6 +284,11 @@ class RoundSettings(Frozen):
         description="an intervention round: every model runs with each of these agents (the "
         "first is the baseline the others are compared with); empty: one agent, `agent`",
     )
+    intervention: InterventionSpec | None = Field(
+        default=None,
+        description="an intervention round on a factor other than the agent: every model runs "
+        "with `agent` in each arm (`benchmark/interventions/<factor>/<arm>/`, the baseline first)",
+    )
     opencode_version: str | None = Field(
         default=None, description="older round files name the agent only by this; see `agent`"
     )
@@ -346,6 +352,11 @@ class RoundSettings(Frozen):
 
     @model_validator(mode="after")
     def _intervention_arms(self) -> RoundSettings:
+        if self.agents and self.intervention is not None:
+            raise ValueError(
+                f"intervention: a round varies one factor only; it lists agents (the agent "
+                f"factor) and declares the {self.intervention.factor} factor"
+            )
         if not self.agents:
             return self
         names = [a.name for a in self.agents]
@@ -377,13 +388,32 @@ class RoundSettings(Frozen):
         return self
 
     @property
-    def arms(self) -> list[AgentInfo]:
+    def agents_run(self) -> list[AgentInfo]:
         """The agents the round's sessions run: each of `agents`, or the one `agent`."""
         return list(self.agents) or [self.agent]
 
     @property
-    def intervention(self) -> bool:
-        return bool(self.agents)
+    def is_intervention(self) -> bool:
+        """The round varies one factor (its agents, or its `intervention`'s arms)."""
+        return bool(self.agents) or self.intervention is not None
+
+    @property
+    def factor(self) -> Factor | None:
+        """The factor the round varies (None: a round of one arm)."""
+        if self.agents:
+            return "agent"
+        return self.intervention.factor if self.intervention is not None else None
+
+    @property
+    def arm_ids(self) -> list[str]:
+        """The arms' ids, the baseline first (the `-via-<arm>` of entrant keys; empty: none)."""
+        if self.agents:
+            return [a.name for a in self.agents]
+        return list(self.intervention.arms) if self.intervention is not None else []
+
+    def load_arms(self) -> list[Arm]:
+        """The `intervention`'s arm folders, checked (empty for the agent factor or none)."""
+        return load_arms(self.intervention) if self.intervention is not None else []
 
     @model_validator(mode="after")
     def _one_agent_version(self) -> RoundSettings:
@@ -468,6 +498,7 @@ def load_round(round_id: str, require_cohort: bool = True) -> RoundSettings:
         known = sorted(p.stem for p in rounds_dir().glob("*.json"))
         raise RecordError(f"{path}: no such round {round_id!r}; known rounds: {', '.join(known)}")
     settings = read_record(path, RoundSettings)
+    settings.load_arms()  # a missing or broken arm folder names its arm.json and field
     if settings.round_id != round_id:
         raise RecordError(
             f"{path}: field round_id: {settings.round_id!r} does not match the file name"

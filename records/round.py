@@ -28,6 +28,7 @@ from records.inputs import (
     load_round,
     round_settings_path,
 )
+from records.interventions import Arm
 from records.io import RecordError, read_record
 from records.layout import EVIDENCE_DIR, RoundPaths, UnitPaths
 from records.task import Task
@@ -40,18 +41,23 @@ class OrderMissing(RecordError):
 
 @dataclass(frozen=True)
 class Entrant:
-    """One model run by one agent: what preflight qualifies and the order draws (`key` names its
-    preflight folder and prefixes its unit ids: the model's key, `-via-<agent>` in an
-    intervention round)."""
+    """One model in one arm: what preflight qualifies and the order draws (`key` names its
+    preflight folder and prefixes its unit ids: the model's key, `-via-<arm>` in an
+    intervention round). `agent` is the agent its sessions run: the arm itself when the round
+    varies the agent, the round's one agent otherwise."""
 
     key: str
     candidate: Candidate
     agent: AgentInfo
 
+    @property
+    def arm(self) -> str:
+        """The arm's id (`""` in a round of one arm)."""
+        return split_entrant(self.key)[1]
+
     def unit(self, repetition: int = 1, replacement: int = 0) -> str:
         """The id of this entrant's unit for one repetition (and its documented replacement)."""
-        arm = split_entrant(self.key)[1]
-        return unit_id(self.candidate.key, repetition, replacement, agent=arm)
+        return unit_id(self.candidate.key, repetition, replacement, agent=self.arm)
 
 
 @dataclass(frozen=True)
@@ -87,14 +93,26 @@ class Round:
     def task(self) -> Task:
         return self.settings.load_task()
 
+    @functools.cached_property
+    def arms(self) -> list[Arm]:
+        """The arm folders of the round's `intervention` (empty: the agent factor or none)."""
+        return self.settings.load_arms()
+
+    def arm(self, arm_id: str) -> Arm | None:
+        """The folder arm of `arm_id` (None: an agent arm, or no arm)."""
+        return next((a for a in self.arms if a.id == arm_id), None)
+
     def entrants(self) -> list[Entrant]:
-        """Every model of the cohort with each agent of the round, cohort order first."""
-        arms = self.settings.arms
-        via = self.settings.intervention
+        """Every model of the cohort in each arm of the round, cohort order first."""
+        settings = self.settings
+        if settings.agents:  # the agent factor: each arm is an agent
+            pairs = [(a.name, a) for a in settings.agents]
+        else:
+            pairs = [(arm, settings.agent) for arm in settings.arm_ids] or [("", settings.agent)]
         return [
-            Entrant(entrant_key(c.key, a.name if via else ""), c, a)
+            Entrant(entrant_key(c.key, arm), c, agent)
             for c in self.cohort.candidates
-            for a in arms
+            for arm, agent in pairs
         ]
 
     def entrant(self, key: str) -> Entrant:
@@ -103,10 +121,10 @@ class Round:
         for found in self.entrants():
             if found.key == key:
                 return found
-        arms = ", ".join(a.name for a in self.settings.arms)
+        arms = ", ".join(self.settings.arm_ids) or "none"
         raise RecordError(
             f"{self.settings_path}: round {self.id!r} has no entrant {key!r} (model {model!r} "
-            f"in cohort {self.settings.cohort}, agent {agent or 'none named'!r}; agents: {arms})"
+            f"in cohort {self.settings.cohort}, arm {agent or 'none named'!r}; arms: {arms})"
         )
 
     def unit(self, unit: str) -> UnitPaths:

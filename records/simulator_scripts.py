@@ -12,6 +12,12 @@ file contents are not touched): `{workdir}` (the `Working directory:` of the sys
 A tool-call argument may be `{"content_from": "<repo-relative path>"}`: the file's text.
 `tree_calls` expands to one tool call per file of a repo folder (e.g. the reference overlay).
 
+Reading instructions: `reads_instructions` makes a model that works otherwise once it has read a
+text (e.g. a method's AGENTS.md, which the script itself `cat`s in a turn of its session): when
+any message of the request (the system prompt, a tool's output) contains a reaction's `contains`,
+its `session` is served instead of `session` (the turn index counted the same way, so the turns
+before the reading are the same in both). Stateless like every turn: the request alone decides.
+
 Probes: a request is a probe when its first user message contains `PREFLIGHT PROBE <n>`; the
 probe number is `n`. Optional lines `PROBE FILE: <relative path>` and `PROBE TEXT: <text>` in that
 message set `{probe_file}` (default `probe.txt`) and `{probe_text}` (default `probe <n> ok`).
@@ -179,6 +185,16 @@ class ProbeSpec(Frozen):
     failure: Behaviour = Field(default_factory=_default_probe_failure)
 
 
+class InstructionReaction(Frozen):
+    """The session a model works by once it has read `contains` in its conversation."""
+
+    contains: str = Field(
+        min_length=8, description="text of the instructions that changes how the model works"
+    )
+    why: str = Field(description="what the model does differently, in words")
+    session: Behaviour
+
+
 class ScriptedModel(Frozen):
     schema_version: Literal[1] = 1
     description: str
@@ -190,6 +206,11 @@ class ScriptedModel(Frozen):
     )
     usage: UsageSpec = Field(default_factory=UsageSpec)
     session: Behaviour
+    reads_instructions: list[InstructionReaction] = Field(
+        default_factory=list,
+        description="the sessions served instead of `session` once a text is read (the first "
+        "reaction whose `contains` a message of the request holds)",
+    )
     probe: ProbeSpec = Field(default_factory=ProbeSpec)
 
     @property
@@ -213,6 +234,7 @@ def vary(script: ScriptedModel, variation: ScriptedModel) -> ScriptedModel:
         update={
             "description": f"{script.description} This repetition: {variation.description}",
             "session": variation.session,
+            "reads_instructions": variation.reads_instructions,
         }
     )
 

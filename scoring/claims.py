@@ -272,11 +272,19 @@ def _arm_totals(rows: list[LeaderboardRow], model: str, agent: str) -> dict[int,
 
 
 def difference(
-    model_key: str, name: str, agent: str, baseline: str, differences: list[float]
+    model_key: str,
+    name: str,
+    agent: str,
+    baseline: str,
+    differences: list[float],
+    labels: dict[str, str] | None = None,
 ) -> DetectableDifference:
-    """One agent against the baseline over paired differences, with what they could detect."""
+    """One arm (an agent, or an arm of the round's factor) against the baseline over paired
+    differences, with what they could detect (`labels`: each arm's name in words)."""
     who = name or "every paired model"
-    label, base_label = agent_label(agent), agent_label(baseline)
+    named = labels or {}
+    label = named.get(agent) or agent_label(agent)
+    base_label = named.get(baseline) or agent_label(baseline)
     found = DetectableDifference(
         model_key=model_key,
         display_name=name,
@@ -333,16 +341,18 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
         final=final,
     )
     if intervention is None:
-        base.kind, base.headline = "no_claim", "Agents not compared yet"
+        base.kind, base.headline = "no_claim", "Arms not compared yet"
         return base
     found: list[DetectableDifference] = []
     by_verdict: dict[str, list[str]] = {}  # the agents of each verdict, in the round's order
     baseline = intervention.baseline
-    base_label = agent_label(baseline)
+    titles = {a.id: a.title for a in intervention.arms}
+    labels = {a: titles.get(a) or agent_label(a) for a in intervention.agents}
+    base_label = labels[baseline]
     for effect in intervention.effects:
-        overall = difference("", "", effect.agent, baseline, list(effect.differences))
+        overall = difference("", "", effect.agent, baseline, list(effect.differences), labels)
         found.append(overall)
-        by_verdict.setdefault(overall.verdict, []).append(agent_label(effect.agent))
+        by_verdict.setdefault(overall.verdict, []).append(labels[effect.agent])
         for model in intervention.models:
             own = _arm_totals(board.units, model.model_key, effect.agent)
             base_totals = _arm_totals(board.units, model.model_key, baseline)
@@ -354,25 +364,32 @@ def _intervention_claim(board: Leaderboard, intervention: InterventionBoard | No
                     effect.agent,
                     baseline,
                     [own[r] - base_totals[r] for r in shared],
+                    labels,
                 )
             )
     said = {"no_detectable_difference": "no detectable difference"}
     heads = [
-        f"{_names(labels)} scored {verdict} than {base_label}"
+        f"{_names(names)} scored {verdict} than {base_label}"
         if verdict in ("higher", "lower")
-        else f"{_names(labels)} against {base_label}: {said.get(verdict, 'not measurable')}"
-        for verdict, labels in by_verdict.items()
+        else f"{_names(names)} against {base_label}: {said.get(verdict, 'not measurable')}"
+        for verdict, names in by_verdict.items()
     ]
     base.headline = "; ".join(heads) + ("" if final else " (provisional)")
     base.differences = found
     overall_sentences = [d.sentence for d in found if not d.model_key]
     base.detail = ". ".join(s[:1].upper() + s[1:] for s in overall_sentences) + "."
     per_model = [d for d in found if d.model_key and d.verdict == "not_measurable"]
+    noun = "agent" if intervention.factor == "agent" else "arm"
     base.caveat = (
-        "It measures the harness, not the model: the models are the same under every agent."
+        (
+            "It measures the harness, not the model: the models are the same under every agent."
+            if intervention.factor == "agent"
+            else f"It measures the {intervention.factor}, not the model: the models and the agent "
+            f"are the same in every {intervention.factor} arm."
+        )
         + (
             f" Per model, {len(per_model)} of {len(found) - len(overall_sentences)} comparisons "
-            "have one run per agent: no interval, so no per-model claim."
+            f"have one run per {noun}: no interval, so no per-model claim."
             if per_model
             else ""
         )

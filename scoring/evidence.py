@@ -7,9 +7,11 @@ from pathlib import Path
 
 from records.evidence.agent import AgentTrace
 from records.evidence.evaluation import EvaluationResult
-from records.evidence.round import OrderRecord, ReplacementRecord
+from records.evidence.round import OrderRecord, ReplacementRecord, RoundRecord
+from records.evidence.scoring import ArmInfo
 from records.evidence.session import SessionRecord
 from records.inputs import Cohort, RoundKind
+from records.interventions import Factor
 from records.io import RecordError, read_record, readable
 from records.layout import RoundPaths, UnitPaths
 from records.round import Round
@@ -26,7 +28,12 @@ class RoundContext:
     repetitions: int = 1
     kind: RoundKind = "demo"
     arms: tuple[str, ...] = ()
-    """An intervention round's agents, the baseline first (empty in a round of one agent)."""
+    """An intervention round's arms (agents, or the arms of its factor), the baseline first
+    (empty in a round of one arm)."""
+    factor: Factor = "agent"
+    """The factor the arms vary (`agent` in a round of one arm too: nothing varies)."""
+    arm_info: tuple[ArmInfo, ...] = ()
+    """A method, starter or tools factor's arms as intervention.json shows them."""
 
     def rel(self, path: Path) -> str:
         """A path relative to the round folder, as explanations cite it."""
@@ -46,8 +53,36 @@ def load_context(rnd: Round) -> RoundContext:
         paths=rnd.paths,
         repetitions=settings.repetitions,
         kind=settings.kind,
-        arms=tuple(a.name for a in settings.agents),
+        arms=tuple(settings.arm_ids),
+        factor=settings.factor or "agent",
+        arm_info=tuple(arm_info(rnd)),
     )
+
+
+def arm_info(rnd: Round) -> list[ArmInfo]:
+    """The round's folder arms (none for the agent factor): each manifest with the hash round.json
+    froze for its folder (None before the freeze)."""
+    if not rnd.arms:
+        return []
+    path = rnd.paths.round_json
+    frozen = read_record(path, RoundRecord).inputs.arms_sha256 if path.exists() else {}
+    found = []
+    for arm in rnd.arms:
+        made = arm.manifest.generated
+        found.append(
+            ArmInfo(
+                id=arm.id,
+                title=arm.manifest.title,
+                adds=arm.manifest.adds,
+                baseline=arm.manifest.baseline,
+                placebo=arm.manifest.placebo,
+                source=arm.manifest.source,
+                generated=f"{made.tool} {made.version} ({made.command})" if made else "",
+                files=list(arm.files),
+                sha256=frozen.get(arm.id),
+            )
+        )
+    return found
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,12 @@ def provisional_statuses(ctx: RoundContext) -> dict[str, tuple[UnitStatus, list[
     return found
 
 
+def _arm(unit: str) -> str:
+    """The unit's arm, as its id names it (`<model>-via-<arm>-r<n>`)."""
+    parsed = parse_unit(unit)
+    return parsed.agent if parsed else ""
+
+
 def _unrecorded_row(ctx: RoundContext, unit: UnitEvidence, verdict: Verdict) -> LeaderboardRow:
     """The row of a unit without a readable session record: named, invalid, nothing measured."""
     parsed = parse_unit(unit.unit)
@@ -213,7 +219,7 @@ def _row(
         model_key=s.model_key,
         route=s.requested_route,
         display_name=candidate.display_name,
-        agent=s.agent.name if ctx.arms else "",
+        agent=_arm(unit.unit) if ctx.arms else "",
         repetition=s.repetition,
         replacement_of=s.replacement_of,
         status=status,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from records.evidence.scoring import Leaderboard
+from records.evidence.scoring import ArmInfo, Leaderboard
 from records.hashing import file_sha256
+from records.interventions import Factor
 from records.io import write_record
 from records.round import Round
 from scoring.aggregate import aggregate, aggregate_round
@@ -33,14 +34,16 @@ def score_context(ctx: RoundContext) -> Leaderboard:
     codes = assign_codes(ctx.paths, [u.unit for u in units if u.reviewable])
     reviews = receive_reviews(ctx.paths, {e.code for e in codes.codes})  # receipted
     board = build_leaderboard(ctx, units, codes, reviews)
-    add_claim(board, ctx.repetitions, ctx.arms, set(pending_replacements(ctx.paths)))
+    pending = set(pending_replacements(ctx.paths))
+    add_claim(board, ctx.repetitions, ctx.arms, pending, ctx.factor, ctx.arm_info)
     board = apply_code_map(board, codes, ctx.paths)
     write_record(ctx.paths.leaderboard, board)
     if ctx.repetitions > 1 and not ctx.arms:  # a repeated round is also ranked by model
         write_record(ctx.paths.model_leaderboard, aggregate_round(ctx.paths, ctx.repetitions))
-    if ctx.arms:  # an intervention round: its agents compared on the same models
+    if ctx.arms:  # an intervention round: its arms compared on the same models
         sha256 = file_sha256(ctx.paths.leaderboard)
-        write_record(ctx.paths.intervention, build_intervention(board, list(ctx.arms), sha256))
+        found = build_intervention(board, list(ctx.arms), sha256, ctx.factor, list(ctx.arm_info))
+        write_record(ctx.paths.intervention, found)
     return board
 
 
@@ -49,13 +52,15 @@ def add_claim(
     repetitions: int,
     arms: tuple[str, ...] = (),
     pending: set[str] | None = None,
+    factor: Factor = "agent",
+    arm_info: tuple[ArmInfo, ...] = (),
 ) -> None:
     """Set the board's headline claim and how sure its reviews are, from the same numbers the
     model leaderboard and intervention.json are written from (built here in memory first;
     `pending`: documented replacements not run yet)."""
     repeated = repetitions > 1 and not arms
     models = aggregate(board, repetitions, "", pending) if repeated else None
-    agents = build_intervention(board, list(arms), "") if arms else None
+    agents = build_intervention(board, list(arms), "", factor, list(arm_info)) if arms else None
     board.review_stability = review_stability(board, models, selects=not arms)
     board.claim = claim(board, repetitions, arms, models, agents)
 

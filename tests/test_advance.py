@@ -130,10 +130,26 @@ def test_the_agents_round_is_refused_until_round_1_has_a_champion_cohort(
     leaderboard advances them."""
     agents = load_round("round-2-agents", require_cohort=False)
     assert agents.kind == "real" and agents.advances_from == "round-1"
-    assert [a.name for a in agents.arms] == [
+    assert [a.name for a in agents.agents_run] == [
         "opencode", "claude-code", "codex", "gemini-cli", "copilot"]  # fmt: skip
     assert agents.agent == load_round("round-0").agent and not agents.control_differences
     with pytest.raises(RecordError, match=r"run python -m harness.advance round-1 --to round-2"):
         load_round("round-2-agents")
     with pytest.raises(RecordError, match=r"round-1-cohort.json does not exist yet"):
         advance("round-1", "round-2-agents", evidence_dir=tmp_path, out=tmp_path / "c.json")
+
+
+def test_the_method_round_is_refused_until_round_1_has_a_champion_cohort(tmp_path: Path) -> None:
+    """The method intervention on the champion cohort (benchmark/rounds/round-2-method.json): a
+    real round of OpenCode in each method arm (none, placebo, tracer-bullets, openspec,
+    spec-kit), the fixed controls
+    kept; refused until Round 1's model leaderboard advances its models."""
+    method = load_round("round-2-method", require_cohort=False)
+    assert method.kind == "real" and method.advances_from == "round-1"
+    assert method.factor == "method"
+    assert method.arm_ids == ["none", "placebo", "tracer-bullets", "openspec", "spec-kit"]
+    assert method.agent == load_round("round-0").agent and not method.control_differences
+    with pytest.raises(RecordError, match=r"run python -m harness.advance round-1 --to round-2"):
+        load_round("round-2-method")
+    with pytest.raises(RecordError, match=r"round-1-cohort.json does not exist yet"):
+        advance("round-1", "round-2-method", evidence_dir=tmp_path, out=tmp_path / "c.json")

@@ -114,7 +114,7 @@ def test_session_json_of_schema_1_loads_with_the_round_ceilings(tmp_path: Path) 
     assert record.schema_version == 1
     assert record.ceilings.wall_clock_minutes == 30 and record.ceilings.wall_clock_seconds == 1800
     write_record(path, session())
-    assert json.loads(path.read_text())["schema_version"] == 6
+    assert json.loads(path.read_text())["schema_version"] == 7
 
 
 def test_session_json_before_resource_limit_loads(tmp_path: Path) -> None:

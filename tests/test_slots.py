@@ -118,7 +118,7 @@ def test_session_json_records_the_slot_and_older_files_load(tmp_path: Path) -> N
     path = tmp_path / "session.json"
     write_record(path, session().model_copy(update={"slot": record}))
     loaded = read_record(path, SessionRecord)
-    assert loaded.schema_version == 6 and loaded.slot == record
+    assert loaded.schema_version == 7 and loaded.slot == record
     assert loaded.slot is not None and loaded.slot.machine.cpu_count >= 1
     legacy = session().model_dump(mode="json")
     legacy["schema_version"] = 5

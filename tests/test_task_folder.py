@@ -81,7 +81,7 @@ def test_a_round_names_its_task_and_the_freeze_records_it(frozen_inputs: Path) -
     settings = load_round("round-0")
     assert settings.task == DEFAULT_TASK  # a round file that names none
     record = freeze_stage.freeze(Round.load("round-0", frozen_inputs / "evidence"))
-    assert record.schema_version == 3 and record.task == settings.load_task().ref
+    assert record.schema_version == 4 and record.task == settings.load_task().ref
     assert round_paths("round-0", frozen_inputs / "evidence").round_json.is_file()
 
 

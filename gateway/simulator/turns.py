@@ -83,6 +83,7 @@ class Conversation:
     assistant_turns: int
     prompt: str  # the user message with a probe's marker, else the first (Codex sends its
     # environment context as a user message before the prompt)
+    read: str = ""  # every message's text, what the model has read so far (reads_instructions)
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> Conversation:
@@ -94,6 +95,7 @@ class Conversation:
             workdir=next(g for g in match.groups() if g).strip() if match else "/tmp",
             assistant_turns=sum(1 for m in messages if m.get("role") == "assistant"),
             prompt=next((u for u in users if PROBE_RE.search(u)), users[0] if users else ""),
+            read="\n".join(message_text(m) for m in messages),
         )
 
 
@@ -102,7 +104,10 @@ def choose(script: ScriptedModel, convo: Conversation) -> tuple[Turn, dict[str, 
     values = {"{workdir}": convo.workdir, "{turn}": str(convo.assistant_turns + 1)}
     probe_match = PROBE_RE.search(convo.prompt)
     probe: int | None = None
-    behaviour: Behaviour = script.session
+    behaviour: Behaviour = next(
+        (r.session for r in script.reads_instructions if r.contains in convo.read),
+        script.session,
+    )
     if probe_match:
         probe = int(probe_match.group(1))
         file_match = PROBE_FILE_RE.search(convo.prompt)

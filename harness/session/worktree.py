@@ -104,13 +104,33 @@ def install_dependencies(root: Path, npm_cache: Path, timeout: float = 300) -> N
         raise WorktreeError(f"npm ci --offline failed in {root}: {tail}")
 
 
-def create_worktree(dest: Path, npm_cache: Path, starter: Path) -> tuple[str, str]:
-    """Copy, hash and `git init` the starter at `dest`, then install offline.
+def add_arm_files(dest: Path, folder: Path, files: list[str]) -> None:
+    """Copy an intervention arm's `files` (relative to its `folder`) into the worktree `dest`,
+    refusing a path that leaves it or a file the starter already has (an arm adds, never edits)."""
+    root = dest.resolve()
+    for rel in files:
+        target = (dest / rel).resolve()
+        if not target.is_relative_to(root) or target == root:
+            raise WorktreeError(f"{folder / rel}: an arm file must stay inside the worktree")
+        if target.exists():
+            raise WorktreeError(f"{folder / rel}: the starter already has {rel}; an arm only adds")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(folder / rel, target, follow_symlinks=False)
 
-    Returns (starter_tree_sha256 of the copy, base commit id).
+
+def create_worktree(
+    dest: Path, npm_cache: Path, starter: Path, arm: tuple[Path, list[str]] | None = None
+) -> tuple[str, str]:
+    """Copy and hash the starter at `dest`, add the arm's files (`(folder, files)`, an
+    intervention round's), `git init` (so the base commit holds them: the final diff counts only
+    what the session changed), then install offline.
+
+    Returns (starter_tree_sha256 of the copy before the arm's files, base commit id).
     """
     copy_tree(starter, dest)
     tree_hash = tree_sha256(dest, TREE_EXCLUDED_DIRS)
+    if arm is not None:
+        add_arm_files(dest, *arm)
     base = git_init(dest)
     install_dependencies(dest, npm_cache)
     return tree_hash, base

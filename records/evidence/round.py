@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from records.base import Record, Root
+from records.interventions import Factor
 from records.task import TaskRef
 from records.evidence.agent import AgentInfo
 from records.evidence.session import (
@@ -129,19 +130,29 @@ class FrozenInputs(Record):
     starter_tree_sha256: str
     cohort_sha256: str
     settings_sha256: str
+    arms_sha256: dict[str, str] = Field(
+        default_factory=dict,
+        description="schema 4: arm id -> tree hash of its folder "
+        "(benchmark/interventions/<factor>/<arm>/), an intervention round's arms; empty: none "
+        "(or older files)",
+    )
 
 
 class RoundRecord(Root):
     """`evidence/<round>/round.json`. Schema 2 added `scoring_sha256` (absent in schema 1);
-    schema 3 names the task (id, version, title; None before)."""
+    schema 3 names the task (id, version, title; None before); schema 4 freezes an intervention
+    round's arm folders (`factor`, `inputs.arms_sha256`; older files load with none)."""
 
-    schema_version: int = 3
+    schema_version: int = 4
     round_id: str
     frozen_at: str
     seed: int
     cohort_file: str
     inputs: FrozenInputs
     task: TaskRef | None = Field(default=None, description="None in files before schema 3")
+    factor: Factor | None = Field(
+        default=None, description="schema 4: the factor the round varies (None: none, or older)"
+    )
     evaluator_sha256: str
     scoring_sha256: str | None = None
     tool_versions: dict[str, str | None]
@@ -153,5 +164,6 @@ class RoundRecord(Root):
         record built in code names its task: the current schema)."""
         if isinstance(data, dict) and "schema_version" not in data:
             legacy = 2 if data.get("scoring_sha256") else 1
-            return {**data, "schema_version": 3 if "task" in data else legacy}
+            current = cls.model_fields["schema_version"].default
+            return {**data, "schema_version": current if "task" in data else legacy}
         return data

@@ -15,6 +15,7 @@ from records.evidence.blind import CodeMap
 from records.evidence.blind import CodesRecord as CodesRecord
 from records.evidence.gateway import Tokens
 from records.inputs import RoundKind
+from records.interventions import Factor
 from records.rubric import ADVANCE_MARGIN as MARGIN
 from records.rubric import ADVANCE_TOP as TOP
 from records.rubric import GATE_CAP, THIRD_REVIEW_GAP, TIE_RULE
@@ -629,15 +630,36 @@ class ModelLeaderboard(Root):
 
 
 class ArmScore(Record):
-    """One model with one agent: its counted units' totals (100-point; none counted: empty)."""
+    """One model in one arm (an agent, or an arm of the round's factor): its counted units'
+    totals (100-point; none counted: empty) and, schema 2, their metered costs."""
 
-    agent: str
+    agent: str = Field(description="the arm: an agent's name, or the arm's id (e.g. placebo)")
     units: list[str] = Field(description="the units counted, each with a total")
     totals: list[float]
     mean_total: float | None = None
+    costs: list[float] = Field(
+        default_factory=list,
+        description="schema 2: the counted units' metered cost in USD, in `units` order (a unit "
+        "without a metered cost is left out)",
+    )
+    mean_cost_usd: float | None = Field(default=None, description="schema 2: mean of `costs`")
     not_counted: list[str] = Field(
         default_factory=list, description="the arm's other units: no total (invalid, failed...)"
     )
+
+
+class ArmInfo(Record):
+    """One arm of a method, starter or tools factor, as intervention.json shows it."""
+
+    id: str
+    title: str
+    adds: str
+    baseline: bool
+    placebo: bool
+    source: str = ""
+    generated: str = Field(default="", description="tool and pinned version that wrote the files")
+    files: list[str] = Field(default_factory=list, description="what it adds to the worktree")
+    sha256: str | None = Field(description="the arm folder's tree hash as round.json froze it")
 
 
 class InterventionModel(Record):
@@ -662,19 +684,39 @@ class AgentEffect(Record):
         description="the interval wholly above zero (the agent scored higher), wholly below, "
         "overlapping zero, or not computable (fewer than two paired models)",
     )
+    cost_models: list[str] = Field(
+        default_factory=list, description="schema 2: the models paired on cost (both arms costed)"
+    )
+    cost_differences: list[float] = Field(
+        default_factory=list,
+        description="schema 2: per model of `cost_models`, its mean metered cost in this arm "
+        "minus its mean cost in the baseline (USD)",
+    )
+    mean_cost_difference: float | None = None
+    cost_low: float | None = Field(default=None, description="schema 2: 95% t-interval (USD)")
+    cost_high: float | None = None
 
 
 class InterventionBoard(Root):
-    """`evidence/<round>/intervention.json`: an intervention round compares agents on the same
-    models. Built from the round's leaderboard.json (cited with its SHA-256) alone, it measures
-    the harness, not the model: every model runs with every agent, and each agent's effect is its
-    paired difference from the baseline agent (the round's first)."""
+    """`evidence/<round>/intervention.json`: an intervention round compares the arms of one
+    factor on the same models. Built from the round's leaderboard.json (cited with its SHA-256)
+    alone (and, for a folder factor, the arms' manifests and frozen hashes): every model runs in
+    every arm, and each arm's effect is its paired difference from the baseline arm (the round's
+    first), in total and, schema 2, in metered cost. Schema 2 adds `factor`, `arms`, each arm's
+    costs and each effect's cost difference; schema 1 files load as the agent factor without
+    them."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     round_id: str
     leaderboard_sha256: str
     standing: Standing
+    factor: Factor = Field(default="agent", description="schema 2: the factor the arms vary")
     baseline: str
-    agents: list[str]
+    agents: list[str] = Field(description="the arms (agents, or the factor's arm ids), baseline first")
+    arms: list[ArmInfo] = Field(
+        default_factory=list,
+        description="schema 2: a method, starter or tools factor's arms: title, what each adds, "
+        "its frozen hash (empty for the agent factor and in schema 1 files)",
+    )
     models: list[InterventionModel]
     effects: list[AgentEffect]

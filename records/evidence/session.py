@@ -14,6 +14,9 @@ pin and the providers that served outside it); older files load with None or emp
 ended a lingering agent, nothing was reconciled, no route was pinned. Schema 6 adds `slot`: the
 slot's shape, its index, the CPUs the session was pinned to and the machine it ran on
 (`records/slots.py`); older files load with None (not recorded: the session shared the machine).
+Schema 7 adds `arm`: the unit's arm of an intervention round's factor (factor, arm, the arm
+folder's hash then and as frozen, the files it added before the worktree's base commit); older
+files and rounds of one arm load with None.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from records.base import Record, Root
 from records.evidence.agent import AgentInfo
 from records.evidence.gateway import GatewaySummary, Tokens
 from records.inputs import Ceilings
+from records.interventions import ArmRecord
 from records.slots import SlotRecord
 
 __all__ = ["AgentInfo", "Ceilings", "Tokens"]  # re-exported: session.json's parts in one place
@@ -97,13 +101,17 @@ class CostReconciliation(Record):
 class SessionRecord(Root):
     """`evidence/<round>/units/<unit>/session.json`: one experimental unit, run once."""
 
-    schema_version: int = 6
+    schema_version: int = 7
     unit: str
     round_id: str
     model_key: str
     repetition: int
     replacement_of: str | None = None
     agent: AgentInfo
+    arm: ArmRecord | None = Field(
+        default=None,
+        description="schema 7: the unit's arm (factor, arm, hash); None: a round of one arm",
+    )
     gateway_kind: Literal["simulator", "openrouter"]
     requested_route: str
     expected_slug: str
@@ -180,3 +188,6 @@ class RunningMarker(Root):
     starter_tree_sha256: str | None = None
     isolated: bool | None = None
     slot: SlotRecord | None = None
+    arm_sha256: str | None = Field(
+        default=None, description="the unit's arm folder's hash when its files were copied"
+    )

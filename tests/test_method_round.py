@@ -1,0 +1,106 @@
+"""The demo method round end to end (scripts/demo-method's stages, built by `tests/demo_build.py`):
+three scripted models with OpenCode in each method arm (none, placebo, tracer-bullets) through the
+simulator; every unit evaluated and scored; the arms compared model by model in
+intervention.json, in total and in cost; the site's "Method arms compared" page.
+
+Only Quillstone Reader 2 reads AGENTS.md and changes its work for the tracer-bullets method, so
+its paired difference is non-zero there and every other one is zero in total; the arm's files are
+the worktree's starting point, never the model's diff.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from demo_build import demo_build
+from site_fixture import copy_evidence
+
+from publish.render import render_site
+from records.evidence.round import RoundRecord
+from records.evidence.scoring import InterventionBoard, Leaderboard
+from records.evidence.session import SessionRecord
+from records.io import read_record
+from records.layout import RoundPaths
+from records.round import Round
+from records.unit_ids import UnitId
+
+pytestmark = [pytest.mark.full, pytest.mark.opencode, pytest.mark.browser, pytest.mark.slow]
+ROUND = "demo-method"
+ARMS = ["none", "placebo", "tracer-bullets"]
+MODELS = ["method-reader", "strong-builder", "wide-footer"]
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_build(tmp_path_factory, round_id=ROUND).pristine
+
+
+@pytest.fixture(scope="module")
+def paths(evidence: Path) -> RoundPaths:
+    return RoundPaths(evidence / ROUND)
+
+
+def test_every_unit_records_its_arm_and_starts_from_the_arms_files(paths: RoundPaths) -> None:
+    frozen = read_record(paths.round_json, RoundRecord)
+    assert frozen.factor == "method" and sorted(frozen.inputs.arms_sha256) == sorted(ARMS)
+    units = paths.units_with("session")
+    assert sorted(units) == sorted(f"{m}-via-{a}-r1" for m in MODELS for a in ARMS)
+    for unit in units:
+        session = read_record(paths.unit(unit).session, SessionRecord)
+        arm = UnitId.parse(unit).agent
+        assert session.schema_version == 7 and session.validity == "valid", unit
+        assert session.agent.name == "opencode"
+        assert session.arm is not None and (session.arm.factor, session.arm.arm) == ("method", arm)
+        assert session.arm.sha256 == session.arm.frozen_sha256 == frozen.inputs.arms_sha256[arm]
+        diff = paths.unit(unit).diff.read_text()
+        with tarfile.open(fileobj=io.BytesIO(paths.unit(unit).archive.read_bytes())) as tar:
+            names = {Path(n).relative_to("worktree").as_posix() for n in tar.getnames()[1:]}
+        assert ("AGENTS.md" in names) == (arm != "none"), unit
+        assert "AGENTS.md" not in diff, unit  # the arm's file is the base, not the model's work
+
+
+def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
+    board = read_record(paths.leaderboard, Leaderboard)
+    found = read_record(paths.intervention, InterventionBoard)
+    frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
+    assert (found.schema_version, found.factor, found.baseline) == (2, "method", "none")
+    assert found.agents == ARMS == [a.id for a in found.arms]
+    assert {a.id: a.sha256 for a in found.arms} == frozen
+    assert [a.files for a in found.arms] == [[], ["AGENTS.md"], ["AGENTS.md"]]
+    assert {r.agent for r in board.units} == set(ARMS)
+    rows = {(r.model_key, r.agent): r for r in board.units}
+    placebo, tracer = found.effects
+    assert (placebo.agent, tracer.agent) == ("placebo", "tracer-bullets")
+    assert placebo.models == tracer.models == MODELS
+    assert placebo.differences == [0.0, 0.0, 0.0]  # nobody works otherwise for neutral text
+    by_model = dict(zip(tracer.models, tracer.differences, strict=True))
+    assert by_model["method-reader"] > 0 and by_model["strong-builder"] == 0
+    assert by_model["wide-footer"] == 0
+    reader = rows["method-reader", "tracer-bullets"], rows["method-reader", "none"]
+    assert reader[0].total is not None and reader[1].total is not None
+    assert by_model["method-reader"] == pytest.approx(reader[0].total - reader[1].total)
+    costs = dict(zip(tracer.cost_models, tracer.cost_differences, strict=True))
+    spent = (reader[0].cost_usd or 0) - (reader[1].cost_usd or 0)
+    assert costs["method-reader"] == pytest.approx(spent, abs=1e-6) and spent > 0
+    assert tracer.mean_cost_difference is not None and tracer.cost_low is not None
+
+
+def test_the_site_shows_the_factor_the_arms_their_hashes_and_the_differences(
+    evidence: Path, tmp_path: Path
+) -> None:
+    copy = copy_evidence(evidence, tmp_path / "evidence")
+    site = render_site(Round.load(ROUND, copy), tmp_path / "build")
+    page = (site / "agents.html").read_text()
+    found = read_record(RoundPaths(copy / ROUND).intervention, InterventionBoard)
+    assert "Method arms compared" in page and "the <b>method</b>" in page
+    for arm in found.arms:
+        assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
+    tracer = found.effects[1]
+    assert "Tracer bullets and deep modules − No method" in page
+    assert "In cost:" in page and "95% interval (cost)" in page
+    assert tracer.low is not None
+    index = (site / "index.html").read_text()
+    assert "the method arms compared" in index.lower()

@@ -40,6 +40,8 @@ FILE_TEXT_KEYS = ("content", "oldString", "newString", "patchText")
 # apply_patch (offered instead of edit/write to ids containing "gpt-") names its files in the patch
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.M)
 PROVIDER_POLICY = {"allow_fallbacks": False, "require_parameters": True}
+PROJECT_INSTRUCTIONS = "AGENTS.md"
+PROJECT_SKILLS = ".opencode/skills"
 IDENTITY = AgentIdentity(
     names=["OpenCode", "open-code"],
     files=[r"(^|/)\.opencode/", r"(^|/)opencode\.jsonc?$"],
@@ -47,11 +49,26 @@ IDENTITY = AgentIdentity(
 )
 
 
-def opencode_config(route: str, reasoning: str, base_url: str) -> dict[str, Any]:
-    """The generated config: built-in openrouter provider pointed at the proxy, no web tools."""
+def opencode_config(
+    route: str, reasoning: str, base_url: str, workdir: str = "", skills: bool = False
+) -> dict[str, Any]:
+    """The generated config: built-in openrouter provider pointed at the proxy, no web tools.
+
+    `OPENCODE_DISABLE_PROJECT_CONFIG` (isolation: no project opencode.json, plugins or their npm
+    install) also skips the worktree's AGENTS.md and `.opencode/skills/`, which a user's OpenCode
+    loads. The config names them by absolute path instead: the request is byte for byte the one
+    OpenCode sends when it loads them itself (tests/test_opencode_project_files.py; a missing
+    AGENTS.md is skipped). The skill tool is offered only when the worktree has skills
+    (a method arm's), so a worktree without them gets the same request as before.
+    """
     options: dict[str, Any] = {"provider": dict(PROVIDER_POLICY)}
     if reasoning == "high":
         options["reasoning"] = {"effort": "high"}
+    project: dict[str, Any] = {}
+    if workdir:
+        project["instructions"] = [f"{workdir}/{PROJECT_INSTRUCTIONS}"]
+    if workdir and skills:
+        project["skills"] = {"paths": [f"{workdir}/{PROJECT_SKILLS}"]}
     return {
         "$schema": "https://opencode.ai/config.json",
         "autoupdate": False,
@@ -67,13 +84,14 @@ def opencode_config(route: str, reasoning: str, base_url: str) -> dict[str, Any]
             "edit": "allow",
             "bash": "allow",
         },
-        "tools": {"todowrite": False, "task": False, "skill": False},
+        "tools": {"todowrite": False, "task": False, "skill": skills},
         "provider": {
             "openrouter": {
                 "options": {"baseURL": base_url, "apiKey": "{env:OPENROUTER_API_KEY}"},
                 "models": {route: {"name": route, "tool_call": True, "options": options}},
             }
         },
+        **project,
     }
 
 
@@ -116,7 +134,8 @@ class OpenCodeAgent(CliAgent):
         home = self.make_home(spec)
         seed_plugin_dir(home / ".config" / "opencode")
         config_file = home / "agent" / "opencode.json"
-        config = opencode_config(route, reasoning, spec.base_url)
+        skills = (spec.worktree / PROJECT_SKILLS).is_dir()
+        config = opencode_config(route, reasoning, spec.base_url, spec.workdir, skills)
         config_file.write_text(json.dumps(config, indent=2) + "\n")
         inside_home = spec.home_inside
         if spec.isolated:

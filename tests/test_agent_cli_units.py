@@ -30,9 +30,18 @@ AGENTS = {  # agent -> (its adapter, the protocol its proxy log records, the pat
                    "/api/v1/gemini/v1beta/models/demo-northwind/builder-1:streamGenerateContent"),
     "copilot": (CopilotAgent, "responses", "/api/v1/responses"),
 }  # fmt: skip
+# The default tier runs one CLI per wire protocol; Copilot CLI shares Codex's (OpenAI Responses)
+# and runs in the full tier (its own protocol tests, tests/test_agent_copilot.py, stay default).
+FULL_TIER_ONLY = {"copilot"}
 
 
-@pytest.fixture(scope="module", params=sorted(AGENTS))
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(n, marks=pytest.mark.full) if n in FULL_TIER_ONLY else n
+        for n in sorted(AGENTS)
+    ],
+)
 def unit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     name = request.param
     adapter = AGENTS[name][0]()

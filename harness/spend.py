@@ -5,9 +5,11 @@
 An earlier key-check.json is moved to `history/<utc-stamp>/` first, never overwritten.
 
 `GET /api/v1/key` gives the key's remaining credit; the round's maximum spend is every probe and
-every unit at its budget ceiling (the proxy's hard budget holds each to it) plus one `max_tokens`
-reservation at the cohort's highest completion price (OpenRouter reserves that before calling a
-provider and answers 402 when the key cannot cover it). A key with no limit passes.
+every unit at its budget ceiling (the proxy's hard budget holds each to it) plus, for each session
+the round runs at once, one `max_tokens` reservation at the cohort's highest completion price
+(OpenRouter holds that credit before calling a provider and answers 402 when the key cannot cover
+it; the ceilings bound what is charged, the reservations are headroom on top). A key with no limit
+passes.
 
 The same check derives how many sessions the round runs at once (`harness.slot_plan.
 derive_parallel`: the round file's bound, this machine's slots, the key's rate limit), records
@@ -34,17 +36,22 @@ class SpendRefused(RuntimeError):
     """The key's remaining credit does not cover the round's maximum spend."""
 
 
-def max_spend(settings: RoundSettings, cohort: Cohort, completion_prices: list[float]) -> MaxSpend:
+def max_spend(
+    settings: RoundSettings, cohort: Cohort, completion_prices: list[float], sessions: int = 1
+) -> MaxSpend:
+    """The round's maximum spend with `sessions` running at once (a reservation each)."""
     routes = len(cohort.candidates) * max(1, len(settings.arm_ids))  # each route in each arm
     budget = settings.ceilings.budget_usd
     probes = routes * settings.probes * budget
     units = routes * settings.repetitions * budget
-    reservation = RESERVATION_TOKENS * max(completion_prices, default=0.0)
+    reservations = max(1, sessions)
+    reservation = reservations * RESERVATION_TOKENS * max(completion_prices, default=0.0)
     return MaxSpend(
         probes_usd=round(probes, 6),
         units_usd=round(units, 6),
         reservation_usd=round(reservation, 6),
         reservation_tokens=RESERVATION_TOKENS,
+        reservations=reservations,
         total_usd=round(probes + units + reservation, 6),
     )
 
@@ -55,9 +62,9 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
     with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
         key = client.key_info()
         prices = [m.pricing.per_token("completion") for m in client.list_models() if m.id in routes]
-    plan = max_spend(settings, cohort, prices)
     rate = key.rate_limit or KeyRateLimit()
     parallel = derive_parallel(settings, rate.requests, rate.interval, note=rate.note)
+    plan = max_spend(settings, cohort, prices, parallel.sessions)
     remaining = key.limit_remaining
     if key.limit is None and remaining is None:
         verdict = "ok"
@@ -70,8 +77,9 @@ def key_check(settings: RoundSettings, cohort: Cohort, upstream: Upstream) -> Ke
         message = (
             f"round {settings.round_id!r} refused to start: the key has ${remaining or 0:.2f} of "
             f"credit left, below the round's maximum spend of ${plan.total_usd:.2f} "
-            f"(probes ${plan.probes_usd:.2f} + units ${plan.units_usd:.2f} + one "
-            f"{plan.reservation_tokens}-token reservation ${plan.reservation_usd:.2f}). Add credit "
+            f"(probes ${plan.probes_usd:.2f} + units ${plan.units_usd:.2f} + "
+            f"{plan.reservations} x {plan.reservation_tokens}-token reservation "
+            f"${plan.reservation_usd:.2f}). Add credit "
             "or raise the key's limit; nothing was spent"
         )
     return KeyCheck(

@@ -28,8 +28,8 @@ from gateway.protocols import ChatCompletions
 from gateway.proxy import RecordingProxy, _Handler
 from gateway.simulator import Simulator
 from harness.session.upstream import Upstream
-from harness.spend import key_check
-from records.evidence.gateway import ExchangeRecord, read_exchanges, summarize
+from harness.spend import key_check, max_spend
+from records.evidence.gateway import ExchangeRecord, MaxSpend, read_exchanges, summarize
 from records.inputs import load_cohort, load_round
 
 KEY = "sk-or-v1-live-behaviour-test"
@@ -327,3 +327,17 @@ def test_the_key_check_against_the_rounds_maximum_spend(limit: float | None, ver
     assert check.parallel is not None and check.parallel.rate_limit_requests == 1000
     assert check.parallel.rate_limit_sessions is None and "deprecated" in check.parallel.basis
     assert check.parallel.sessions == settings.max_parallel_sessions == check.parallel.round_bound
+
+
+def test_each_session_at_once_holds_its_own_reservation() -> None:
+    settings = load_round("showcase")
+    cohort = load_cohort(settings.cohort_path)
+    one, four = (max_spend(settings, cohort, [1e-5], sessions) for sessions in (1, 4))
+    assert (one.reservations, four.reservations) == (1, 4)
+    assert one.reservation_usd == pytest.approx(32_000 * 1e-5)
+    assert four.reservation_usd == pytest.approx(4 * one.reservation_usd)
+    assert four.total_usd - one.total_usd == pytest.approx(3 * one.reservation_usd)
+    # key-check.json before schema 3 held one reservation and still loads
+    old = one.model_dump()
+    del old["reservations"]
+    assert MaxSpend.model_validate(old).reservations == 1

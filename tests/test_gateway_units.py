@@ -106,12 +106,13 @@ def test_a_low_credit_key_refuses_the_round_before_any_spending(
     assert "$20.00 of credit left" in str(refused.value)
     check = read_record(round_paths("showcase", evidence).key_check, KeyCheck)
     assert check.verdict == "refused" and check.limit_remaining_usd == 20.0
-    assert check.schema_version == 2 and check.parallel is not None
+    assert check.schema_version == 3 and check.parallel is not None
     legacy = check.model_dump(mode="json", exclude={"parallel"}) | {"schema_version": 1}
     older = tmp_path / "key-check-1.json"
     write_json(older, legacy)  # a schema 1 file (no derivation) still loads
     assert read_record(older, KeyCheck).parallel is None
     assert check.max_spend.total_usd > 20.0 and check.max_spend.reservation_tokens == 32000
+    assert check.max_spend.reservations == check.parallel.sessions  # one a session at once
     with pytest.raises(UnitRefused, match="refused to start"):
         run_unit(Round.load("showcase", evidence), "idle", check_order=False)
     assert not round_paths("showcase", evidence).unit("idle-r1").root.exists()

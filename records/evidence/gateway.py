@@ -324,13 +324,22 @@ class GatewaySummary(Root):
 
 
 class MaxSpend(Record):
-    """The most a round can spend: every probe and unit at its budget ceiling, plus the one
-    `max_tokens` reservation OpenRouter holds for the request in flight."""
+    """The most a round can spend: every probe and unit at its budget ceiling, plus the
+    `max_tokens` reservation OpenRouter holds for each request in flight (one a session at once).
+
+    The units' ceilings already bound what is charged (the proxy admits a request only when its
+    worst case fits the unit's remaining budget); the reservations are credit OpenRouter holds
+    before it calls a provider and frees after, so they are headroom the key needs on top."""
 
     probes_usd: float = Field(description="routes x probes x budget ceiling")
     units_usd: float = Field(description="routes x repetitions x budget ceiling")
-    reservation_usd: float = Field(description="max_tokens x the cohort's highest completion price")
+    reservation_usd: float = Field(
+        description="reservations x max_tokens x the cohort's highest completion price"
+    )
     reservation_tokens: int
+    reservations: int = Field(
+        default=1, description="requests in flight at once: the sessions the round runs at once"
+    )
     total_usd: float
 
 
@@ -356,9 +365,10 @@ class KeyCheck(Root):
     """`key-check.json`: `GET /api/v1/key` before the round's first paid call, and the verdict.
 
     Schema 2 adds `parallel`: how many sessions run at once and why; a schema 1 file loads with
-    None (the round file's max_parallel_sessions was used as it stood)."""
+    None (the round file's max_parallel_sessions was used as it stood). Schema 3 holds one
+    reservation for each session at once (`max_spend.reservations`); older files load with one."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     round_id: str
     checked_at: str
     gateway_kind: str

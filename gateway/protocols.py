@@ -182,6 +182,20 @@ class ChatCompletions:
 THINKING_MIN_BUDGET = 1024  # Anthropic's smallest `thinking.budget_tokens`
 
 
+def _routed_with_effort(
+    policy: GatewayPolicy, body: dict[str, Any], field: str
+) -> tuple[dict[str, Any], list[str]]:
+    """The policy's routing, and `<field>.effort` set to "high" when the policy asks for it (the
+    Messages and Responses protocols name the object differently)."""
+    out, changes = policy.route(body)
+    raw = out.get(field)
+    settings: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+    if policy.reasoning == "high" and settings.get("effort") != "high":
+        changes.append(f'{field}.effort="high"')
+        out[field] = {**settings, "effort": "high"}
+    return out, changes
+
+
 class AnthropicMessages:
     """Anthropic's `POST /messages` as OpenRouter serves it (SSE events or a JSON message)."""
 
@@ -191,13 +205,7 @@ class AnthropicMessages:
     def apply_policy(
         self, policy: GatewayPolicy, body: dict[str, Any]
     ) -> tuple[dict[str, Any], list[str]]:
-        out, changes = policy.route(body)
-        raw = out.get("output_config")
-        config: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-        if policy.reasoning == "high" and config.get("effort") != "high":
-            changes.append('output_config.effort="high"')
-            out["output_config"] = {**config, "effort": "high"}
-        return out, changes
+        return _routed_with_effort(policy, body, "output_config")
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return _size(body.get("system"), body.get("messages"), body.get("tools"))
@@ -243,13 +251,7 @@ class OpenAIResponses:
     def apply_policy(
         self, policy: GatewayPolicy, body: dict[str, Any]
     ) -> tuple[dict[str, Any], list[str]]:
-        out, changes = policy.route(body)
-        raw = out.get("reasoning")
-        reasoning: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-        if policy.reasoning == "high" and reasoning.get("effort") != "high":
-            changes.append('reasoning.effort="high"')
-            out["reasoning"] = {**reasoning, "effort": "high"}
-        return out, changes
+        return _routed_with_effort(policy, body, "reasoning")
 
     def prompt_bytes(self, body: dict[str, Any]) -> int:
         return _size(body.get("instructions"), body.get("input"), body.get("tools"))

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -632,10 +633,11 @@ def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> No
 
 
 def _swap(new: Path, final: Path) -> None:
-    old = final.with_name(f".{final.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
+    """Put `new` in place of `final` (the old one moved aside first under a name of its own, so
+    two renders into one build folder never remove each other's folders)."""
+    old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old."))
     if final.exists():
-        final.rename(old)
+        final.replace(old)
     new.rename(final)
     shutil.rmtree(old, ignore_errors=True)
 
@@ -644,16 +646,20 @@ def render_site(rnd: Round, build_dir: Path = BUILD_DIR) -> Path:
     """Render and strictly build the site of the round; return the built site folder."""
     evidence = load_round_evidence(rnd)
     build_dir.mkdir(parents=True, exist_ok=True)
-    docs_tmp, site_tmp = build_dir / ".site-docs.tmp", build_dir / ".site.tmp"
-    for tmp in (docs_tmp, site_tmp):
-        shutil.rmtree(tmp, ignore_errors=True)
-    docs_tmp.mkdir()
-    banner = render_docs(evidence, docs_tmp)
-    frozen = parse_time(evidence.round_record.frozen_at) if evidence.round_record else None
-    epoch = int(frozen.timestamp()) if isinstance(frozen, datetime) else 0
-    mkdocs_build(docs_tmp, site_tmp, epoch, banner)
-    _swap(docs_tmp, build_dir / "site-docs")
-    _swap(site_tmp, build_dir / "site")
+    # this render's own working folders: a render beside it (another round) never touches them
+    docs_tmp = Path(tempfile.mkdtemp(dir=build_dir, prefix=".site-docs.tmp."))
+    docs_tmp.chmod(0o755)  # mkdtemp's folders are private; site-docs is read like site
+    site_tmp = Path(tempfile.mkdtemp(dir=build_dir, prefix=".site.tmp.")) / "site"
+    try:
+        banner = render_docs(evidence, docs_tmp)
+        frozen = parse_time(evidence.round_record.frozen_at) if evidence.round_record else None
+        epoch = int(frozen.timestamp()) if isinstance(frozen, datetime) else 0
+        mkdocs_build(docs_tmp, site_tmp, epoch, banner)
+        _swap(docs_tmp, build_dir / "site-docs")
+        _swap(site_tmp, build_dir / "site")
+    finally:
+        shutil.rmtree(docs_tmp, ignore_errors=True)  # gone already when swapped in
+        shutil.rmtree(site_tmp.parent, ignore_errors=True)
     return build_dir / "site"
 
 

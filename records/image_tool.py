@@ -19,9 +19,11 @@ from pydantic import Field, model_validator
 
 from records.base import Frozen
 from records.io import RecordError
-from records.layout import BENCHMARK_DIR
+from records.layout import BENCHMARK_DIR, REPO_ROOT
 
 COMMAND: Literal["siteos-image"] = "siteos-image"
+TOOL_SCRIPT = REPO_ROOT / "harness" / "session" / "tools" / COMMAND
+"""The command's script (the harness binds its folder into the sandbox; an arm's hash covers it)."""
 IMAGE_MODALITIES = ["image", "text"]
 """The `modalities` an image request names (OpenRouter: `ChatRequest.modalities`)."""
 

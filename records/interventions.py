@@ -21,6 +21,7 @@ tools arm has one, the placebo's a placeholder.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Literal
@@ -28,8 +29,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from records.base import Frozen, Record
-from records.hashing import TREE_EXCLUDED_DIRS, tree_files, tree_sha256
-from records.image_tool import ImageTool, snapshot_image_route
+from records.hashing import TREE_EXCLUDED_DIRS, file_sha256, tree_files, tree_sha256
+from records.image_tool import TOOL_SCRIPT, ImageTool, snapshot_image_route
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
@@ -139,8 +140,14 @@ class Arm(Record):
         return self.manifest.id
 
     def sha256(self) -> str:
-        """The folder's tree hash (arm.json and every file it adds), as the freeze records it."""
-        return tree_sha256(self.folder)
+        """The folder's tree hash (arm.json and every file it adds), as the freeze records it;
+        an arm with a tool hashes the command's script with it, so changing the command changes
+        the arm."""
+        tree = tree_sha256(self.folder)
+        if self.manifest.tool is None:
+            return tree
+        both = f"{tree}\n{self.manifest.tool.command} {file_sha256(TOOL_SCRIPT)}\n"
+        return hashlib.sha256(both.encode()).hexdigest()
 
 
 class ArmRecord(Record):

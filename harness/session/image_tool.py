@@ -10,14 +10,12 @@ the model's diff counts only the images it chose to write.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harness.session.sandbox import SandboxSpec
-from records.image_tool import ImageTool
+from records.image_tool import TOOL_SCRIPT, ImageTool
 from records.tools import NODE_BIN_DIR
 from sandbox.profiles import SESSION_PATH
 
-TOOLS_DIR = Path(__file__).with_name("tools")
+TOOLS_DIR = TOOL_SCRIPT.parent  # harness/session/tools/
 TOOLS_INSIDE = "/opt/siteos/tools"
 
 

@@ -363,6 +363,12 @@ class RecordingProxy:
                 admission.refusal_reason = (
                     f"image output is allowed on {route.id} only, not on {model or '(no model)'}"
                 )
+            elif not wants_image({"modalities": body.get("modalities")}, None):
+                admission.refusal = "not_allowed"
+                admission.refusal_reason = (
+                    f"a call to the image route {route.id} asks for image output "
+                    '(modalities ["image", "text"])'
+                )
             elif body.get("stream"):
                 admission.refusal = "not_allowed"
                 admission.refusal_reason = "an image call is not streamed (stream: false)"

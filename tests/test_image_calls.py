@@ -154,6 +154,7 @@ def test_an_image_call_is_metered_against_the_unit_budget_but_is_no_step(
         (False, image_body(), "no image tool"),
         (True, image_body(model=CHAT_MODEL), f"allowed on {ROUTE} only"),
         (True, image_body(stream=True), "not streamed"),
+        (True, {**image_body(), "modalities": ["text"]}, "asks for image output"),
     ],
 )
 def test_image_output_is_refused_unless_the_arm_allows_it(

@@ -127,6 +127,7 @@ def test_an_image_call_is_metered_against_the_unit_budget_but_is_no_step(
     with proxy_for(sim, log) as proxy:
         answer = post(proxy, image_body())
         chat = post(proxy, {"model": CHAT_MODEL, "messages": [{"role": "user", "content": "go"}]})
+        proxy.drain()  # every exchange accounted (the books close after the last byte)
         state = proxy.state
     assert answer.status_code == 200 and chat.status_code == 200
     validate("chat", answer.json())  # relayed unchanged, base64 and all
@@ -163,6 +164,7 @@ def test_image_output_is_refused_unless_the_arm_allows_it(
     log = tmp_path / "gateway.jsonl"
     with proxy_for(sim, log, image=image) as proxy:
         answer = post(proxy, body)
+        proxy.drain()  # every exchange accounted (the books close after the last byte)
         state = proxy.state
     assert answer.status_code == 400 and why in answer.json()["error"]["message"]
     assert answer.json()["error"]["metadata"]["reason"] == "not_allowed"
@@ -179,6 +181,7 @@ def test_an_image_call_whose_worst_case_passes_the_ceiling_is_refused_whole(
     worst = 2048 * 0.00003  # max_tokens at the dearer price (image_output), about $0.061
     with proxy_for(sim, log, budget=worst - 0.001) as proxy:
         refused = post(proxy, image_body())
+        proxy.drain()  # every exchange accounted (the books close after the last byte)
         state = proxy.state
     assert refused.status_code == 400
     assert refused.json()["error"]["metadata"]["reason"] == "budget_ceiling"

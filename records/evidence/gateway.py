@@ -300,7 +300,8 @@ class GatewaySummary(Root):
     that ended without `[DONE]` as malformed and one with `[DONE]` but no finish_reason as clean),
     and the responses per provider that served them (`provider_requests`: the provider mix).
     Schema 4: a tools arm's image calls (`image_requests`, `images`, `image_tokens`,
-    `image_cost_usd`); `cost_usd` and `cost_estimate_usd` include them (older files had none).
+    `image_cost_usd`); `cost_usd` and `cost_estimate_usd` include them (older files had none),
+    while `tokens` and the step, identity and provider fields count the agent's chat steps only.
     """
 
     schema_version: int = 4

@@ -28,6 +28,15 @@ as the provider's failure. A client that hangs up stops the upstream read. With
 `fetch_generation`, every exchange with a generation id (errors and cut streams too) gets the
 gateway's billed cost. One `ExchangeRecord` per request is appended to `log_path`; the key string
 is redacted from every line.
+
+Image calls (`images.py`): a chat/completions request that asks for image output (`modalities`
+with "image") or names the `image_route` is a tools arm's image call, not an agent step. It is
+allowed only on the unit's `image_route`, unstreamed; it is forwarded with usage on, relayed
+unchanged, recorded as kind "image" (the images' sizes and hashes, not their bytes), and its cost
+(the gateway's `usage.cost`, else its tokens at the route's prices) counts against the same
+budget as chat. Its worst case (prompt + its output limit at the dearer of the completion and
+image_output prices) must fit what is left, else it is refused whole (never cut: a cut image call
+would bill and bring no image).
 """
 
 from __future__ import annotations
@@ -53,8 +62,10 @@ import httpx
 from gateway import budget
 from gateway.client import OpenRouterClient
 from gateway.errors import classify_status, classify_stream_error, error_fields
+from gateway.images import image_fields, wants_image
 from gateway.protocols import (
     DEFAULT_PROTOCOLS,
+    ChatCompletions,
     MeteredProtocol,
     ResponseTranslator,
     openrouter_error_body,
@@ -72,8 +83,10 @@ from records.evidence.gateway import (
     Refusal,
     TokenUsage,
 )
+from records.image_tool import ImageRoute
 from records.io import append_jsonl
 
+CHAT = ChatCompletions()  # the image calls' protocol (its output limit and prompt size)
 API = "/api/v1"
 REDACTED = "[REDACTED]"
 MIN_REDACTED_KEY = 8  # shorter keys are placeholders; replacing them would mangle the JSON
@@ -91,6 +104,7 @@ HOP_BY_HOP = frozenset({
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "set-cookie"})
 SERVER_OWN_HEADERS = frozenset({"date", "server"})
 MAX_RESPONSE_CHARS = 2_000_000
+MAX_IMAGE_RESPONSE_BYTES = 64_000_000  # an image call's whole body is read to measure its images
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,7 @@ class ProxyState:
     truncated: int = 0
     step_ceiling_hit: bool = False
     budget_ceiling_hit: bool = False
+    image_requests: int = 0  # image calls (in `requests` and, once served, in `cost_usd`)
 
     @property
     def ceiling(self) -> Refusal | None:
@@ -149,6 +164,7 @@ class RecordingProxy:
         prices: budget.Prices | None = None,
         stall_seconds: float | None = None,
         protocols: tuple[MeteredProtocol, ...] = DEFAULT_PROTOCOLS,
+        image_route: ImageRoute | None = None,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.api_key = api_key
@@ -160,6 +176,7 @@ class RecordingProxy:
         self.on_ceiling = on_ceiling
         self.prices = prices
         self.stall_seconds = stall_seconds
+        self.image_route = image_route
         self.protocols = {p.path: p for p in protocols}
         self._fronts = [t for p in protocols if (t := translating(p)) is not None]
         self._lock = threading.Lock()
@@ -329,6 +346,82 @@ class RecordingProxy:
             return
         if fit.capped and fit.max_tokens is not None:
             admission.body = protocol.with_max_tokens(body, fit.max_tokens)
+
+    def admit_image(self, body: dict[str, Any], prompt_bytes: int) -> Admission:
+        """Count one image call: allowed only on the unit's image route, unstreamed, and only
+        when its whole worst case fits what is left of the budget (no step, no retry baseline)."""
+        route = self.image_route
+        model = str(body.get("model") or "")
+        with self._lock:
+            s = self._state
+            admission = Admission(s.requests + 1, 0, False, False, None, body)
+            if route is None:
+                admission.refusal = "not_allowed"
+                admission.refusal_reason = "this unit's arm has no image tool: image output refused"
+            elif model != route.id:
+                admission.refusal = "not_allowed"
+                admission.refusal_reason = (
+                    f"image output is allowed on {route.id} only, not on {model or '(no model)'}"
+                )
+            elif not wants_image({"modalities": body.get("modalities")}, None):
+                admission.refusal = "not_allowed"
+                admission.refusal_reason = (
+                    f"a call to the image route {route.id} asks for image output "
+                    '(modalities ["image", "text"])'
+                )
+            elif body.get("stream"):
+                admission.refusal = "not_allowed"
+                admission.refusal_reason = "an image call is not streamed (stream: false)"
+            elif self.budget_usd is not None:
+                self._image_budget(route, admission, prompt_bytes)
+            self._reserved += admission.reserved_usd
+            self._state = replace(s, requests=s.requests + 1, image_requests=s.image_requests + 1)
+        return admission
+
+    def _image_budget(self, route: ImageRoute, admission: Admission, prompt_bytes: int) -> None:
+        """The hard budget for an image call (lock held): its worst case whole, or a refusal."""
+        assert self.budget_usd is not None
+        remaining = self.budget_usd - self._state.cost_usd - self._reserved
+        prompt = budget.estimate_prompt_tokens(prompt_bytes, self._tokens_per_byte)
+        requested = CHAT.max_tokens(admission.body)
+        wanted = requested if requested is not None else route.max_output
+        dearer = max(route.completion, route.image_output)
+        prices = budget.Prices(route.prompt, dearer, route.max_output)
+        fit = budget.fit(prices, remaining, prompt, requested)
+        worst = prices.cost(prompt, wanted or 0) if wanted is not None else fit.worst_case_usd
+        if remaining <= 0 or fit.capped or wanted is None:
+            admission.refusal = "budget_ceiling"
+            admission.refusal_reason = (
+                f"budget ceiling of ${self.budget_usd:g}: ${max(remaining, 0.0):.4f} left cannot "
+                f"pay for this image call's worst case (${worst:.4f}: about {prompt} prompt "
+                f"tokens and {wanted or 'unlimited'} output tokens at ${dearer:g} a token)"
+            )
+            admission.change = MaxTokensChange(
+                requested=requested, forwarded=None, remaining_usd=round(remaining, 8),
+                prompt_tokens_estimate=prompt, worst_case_usd=round(worst, 8),
+            )  # fmt: skip
+            return
+        admission.reserved_usd = worst
+
+    def image_cost(self, record: ExchangeRecord, reserved: float) -> float:
+        """What the budget counts for a finished image call: its cost, else its tokens at the
+        route's prices, else the worst case it reserved."""
+        cost = record.cost_usd
+        if cost is not None:
+            return cost
+        if record.usage is not None and self.image_route is not None:
+            return self.image_route.cost(
+                record.usage.prompt, record.usage.completion, record.image_tokens or 0
+            )
+        return reserved
+
+    def account_image(self, record: ExchangeRecord, reserved: float) -> None:
+        """Close an image call's books: its spend joins the unit's budget."""
+        record.budget_cost_usd = round(self.image_cost(record, reserved), 10)
+        with self._lock:
+            s = self._state
+            self._reserved = max(0.0, self._reserved - reserved)
+            self._state = replace(s, cost_usd=s.cost_usd + record.budget_cost_usd)
 
     def budget_cost(self, record: ExchangeRecord, reserved: float) -> float:
         """What the budget counts for a finished exchange: its cost, else an estimate."""
@@ -558,6 +651,9 @@ class _Handler(BaseHTTPRequestHandler):
                                        error_class=ErrorClass.BAD_REQUEST,
                                        error_message="client sent a non-JSON body"))  # fmt: skip
             return
+        if protocol.name == CHAT.name and wants_image(body, proxy.image_route):
+            self._image(protocol, body, started, when)
+            return
         front = translating(protocol)
         untranslated: list[str] = []
         if front is not None:
@@ -604,6 +700,71 @@ class _Handler(BaseHTTPRequestHandler):
             proxy.write(record)
             return
         self._forward(protocol, forwarded, record, started, admission.reserved_usd)
+
+    def _image(
+        self, protocol: MeteredProtocol, body: dict[str, Any], started: float, when: str
+    ) -> None:
+        """An image call: admitted on the unit's image route only, forwarded unstreamed, its
+        images measured (not logged), its cost counted against the unit's budget."""
+        proxy = self.proxy
+        forwarded, changes = dict(body), []
+        if forwarded.get("usage") != {"include": True}:
+            forwarded["usage"] = {"include": True}
+            changes.append('usage={"include":true}')
+        admission = proxy.admit_image(forwarded, protocol.prompt_bytes(forwarded))
+        record = ExchangeRecord(
+            time=when, index=admission.index, kind="image", method="POST", path=self.path,
+            protocol=protocol.name, sender=self.headers.get("User-Agent") or None,
+            requested_model=str(body.get("model") or "") or None, policy_changes=changes,
+            max_tokens_change=admission.change, request=forwarded, status=0, latency_ms=0.0,
+        )  # fmt: skip
+        if admission.refusal is not None:
+            record.status, record.refused = 400, admission.refusal
+            sent = self._error(
+                400,
+                f"{admission.refusal_reason}: request refused by the benchmark harness",
+                protocol,
+                reason=admission.refusal,
+            )
+            record.response = sent.decode()
+            record.error_message = admission.refusal_reason
+            record.latency_ms = (time.monotonic() - started) * 1000
+            proxy.account_image(record, 0.0)
+            proxy.write(record)
+            return
+        captured = bytearray()
+        hasher = hashlib.sha256()
+
+        def tap(data: bytes) -> None:
+            if len(captured) < MAX_IMAGE_RESPONSE_BYTES:
+                captured.extend(data[: MAX_IMAGE_RESPONSE_BYTES - len(captured)])
+            else:
+                record.response_truncated = True
+            record.response_bytes += len(data)
+            hasher.update(data)
+
+        try:
+            payload = json.dumps(forwarded).encode()
+            with proxy.upstream_request("POST", self.path, payload, dict(self.headers)) as response:
+                record.status = response.status_code
+                record.client_disconnected, record.first_byte_ms = self._relay(response, tap)
+                record.generation_id = response.headers.get("x-generation-id")
+        except httpx.HTTPError as exc:
+            self._upstream_failure(record, exc, protocol)
+        raw = bytes(captured)
+        if record.status and record.error_class is None:
+            self._observe(record, protocol.observe_body(raw), raw)
+        found = image_fields(raw)
+        record.images, record.image_tokens = found.images, found.image_tokens
+        record.response = found.logged_body
+        record.response_sha256 = hasher.hexdigest()
+        if record.status == 200 and record.error_class is None and not record.images:
+            record.error_message = "the image call's response carried no image"
+        record.latency_ms = (time.monotonic() - started) * 1000
+        if proxy.fetch_generation and record.generation_id:
+            record.generation = proxy.generation_check(record.generation_id)
+        proxy.account_image(record, admission.reserved_usd)
+        proxy.write(record)
 
     def _forward(
         self,

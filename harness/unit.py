@@ -408,6 +408,7 @@ def _execute(
         files=paths,
         title=unit, prompt=prompt, isolated=isolated, wall_clock_seconds=wall_clock,
         progress=progress, on_start=started, outage_seconds=outage_seconds,
+        tool=arm.manifest.tool if arm is not None else None,
     )  # fmt: skip
     gw = outcome.gateway
     progress.update("evidence", gw.steps, gw.cost_estimate_usd, force=True)

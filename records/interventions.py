@@ -9,13 +9,19 @@ model's diff never counts them). Exactly one arm is the baseline; a `method` or 
 also has a placebo arm (the same shape, none of the substance). The freeze stage hashes each arm's
 whole folder (`arm_sha256`) like the starter; a session records its arm (`ArmRecord`).
 
-Extension points: a `starter` arm's files would replace or extend the starter (Storybook), a
-`tools` arm's would add a command to the sandbox (an image tool); both load and validate here
-already, and the harness copies their files like a method's, but no such arm is committed yet.
+Extension points: a `starter` arm's files would replace or extend the starter (Storybook); both
+load and validate here already, and the harness copies their files like a method's.
+
+A `tools` arm (arm.json schema 2) names its `tool` (`records/image_tool.py`): the command the
+harness puts on the agent's PATH in the sandbox (`siteos-image`) and its backend (an image-output
+route through the recording proxy, or the placebo's local placeholder); its files (an AGENTS.md
+notice) tell the agent the tool exists. The baseline of a tools factor has no tool; every other
+tools arm has one, the placebo's a placeholder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Literal
@@ -23,7 +29,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from records.base import Frozen, Record
-from records.hashing import TREE_EXCLUDED_DIRS, tree_files, tree_sha256
+from records.hashing import TREE_EXCLUDED_DIRS, file_sha256, tree_files, tree_sha256
+from records.image_tool import TOOL_SCRIPT, ImageTool, snapshot_image_route
 from records.io import RecordError, read_record
 from records.layout import BENCHMARK_DIR
 
@@ -46,9 +53,11 @@ class Generated(Frozen):
 
 
 class ArmManifest(Frozen):
-    """`benchmark/interventions/<factor>/<arm>/arm.json`: one arm of a factor."""
+    """`benchmark/interventions/<factor>/<arm>/arm.json`: one arm of a factor.
 
-    schema_version: Literal[1] = 1
+    Schema 2 adds `tool` (a tools arm's command in the sandbox); schema 1 files load unchanged."""
+
+    schema_version: Literal[1, 2] = 2
     id: str = Field(description="the arm's id: its folder's name, the `-via-<arm>` of unit ids")
     factor: FolderFactor
     title: str = Field(description="a short name the site shows")
@@ -62,6 +71,10 @@ class ArmManifest(Frozen):
     generated: Generated | None = Field(
         default=None, description="the tool and pinned version that wrote the files (if any)"
     )
+    tool: ImageTool | None = Field(
+        default=None,
+        description="a tools arm's command on the agent's PATH (schema 2; the baseline: none)",
+    )
 
     @field_validator("id")
     @classmethod
@@ -74,6 +87,18 @@ class ArmManifest(Frozen):
     def _not_both(self) -> ArmManifest:
         if self.baseline and self.placebo:
             raise ValueError("an arm is the baseline or the placebo, not both")
+        if self.tool is not None and self.schema_version < 2:
+            raise ValueError("field tool: needs schema_version 2")
+        if self.tool is not None and self.factor != "tools":
+            raise ValueError(f"field tool: only a tools arm has one (factor {self.factor!r})")
+        if self.factor == "tools" and not self.baseline and self.tool is None:
+            raise ValueError("field tool: a tools arm other than the baseline names its tool")
+        if self.factor == "tools" and self.baseline and self.tool is not None:
+            raise ValueError("field tool: the tools baseline adds no tool")
+        if self.placebo and self.tool is not None and self.tool.backend != "placeholder":
+            raise ValueError("field tool: the placebo's tool is a placeholder (no model)")
+        if not self.placebo and self.tool is not None and self.tool.backend == "placeholder":
+            raise ValueError("field tool: a placeholder tool is the placebo's")
         return self
 
 
@@ -115,8 +140,14 @@ class Arm(Record):
         return self.manifest.id
 
     def sha256(self) -> str:
-        """The folder's tree hash (arm.json and every file it adds), as the freeze records it."""
-        return tree_sha256(self.folder)
+        """The folder's tree hash (arm.json and every file it adds), as the freeze records it;
+        an arm with a tool hashes the command's script with it, so changing the command changes
+        the arm."""
+        tree = tree_sha256(self.folder)
+        if self.manifest.tool is None:
+            return tree
+        both = f"{tree}\n{self.manifest.tool.command} {file_sha256(TOOL_SCRIPT)}\n"
+        return hashlib.sha256(both.encode()).hexdigest()
 
 
 class ArmRecord(Record):
@@ -153,6 +184,11 @@ def load_arm(factor: str, arm: str, root: Path | None = None) -> Arm:
         raise RecordError(
             f"{path}: field factor: {manifest.factor!r} but the folder is under {factor!r}"
         )
+    if manifest.tool is not None and manifest.tool.route is not None:
+        try:  # the route must be an image-output route of the committed catalogue
+            snapshot_image_route(manifest.tool.route)
+        except RecordError as exc:
+            raise RecordError(f"{path}: field tool.route: {exc}") from exc
     files = [
         p.relative_to(folder).as_posix()
         for p in tree_files(folder, TREE_EXCLUDED_DIRS)

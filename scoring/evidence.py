@@ -10,6 +10,7 @@ from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import OrderRecord, ReplacementRecord, RoundRecord
 from records.evidence.scoring import ArmInfo
 from records.evidence.session import SessionRecord
+from records.image_tool import ImageTool
 from records.inputs import Cohort, RoundKind
 from records.interventions import Factor
 from records.io import RecordError, read_record, readable
@@ -59,6 +60,19 @@ def load_context(rnd: Round) -> RoundContext:
     )
 
 
+def tool_words(tool: ImageTool | None) -> str:
+    """A tools arm's command in words ("" for none)."""
+    if tool is None:
+        return ""
+    if tool.backend == "placeholder":
+        return f"{tool.command}: writes a plain placeholder image locally (no model, cost 0)"
+    return (
+        f"{tool.command}: asks {tool.route} for the image through the unit's recording proxy "
+        f"(chat/completions with image output, at most {tool.max_tokens} output tokens a call), "
+        "metered against the unit's budget"
+    )
+
+
 def arm_info(rnd: Round) -> list[ArmInfo]:
     """The round's folder arms (none for the agent factor): each manifest with the hash round.json
     froze for its folder (None before the freeze)."""
@@ -79,6 +93,7 @@ def arm_info(rnd: Round) -> list[ArmInfo]:
                 source=arm.manifest.source,
                 generated=f"{made.tool} {made.version} ({made.command})" if made else "",
                 files=list(arm.files),
+                tool=tool_words(arm.manifest.tool),
                 sha256=frozen.get(arm.id),
             )
         )

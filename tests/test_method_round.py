@@ -66,7 +66,7 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
     board = read_record(paths.leaderboard, Leaderboard)
     found = read_record(paths.intervention, InterventionBoard)
     frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
-    assert (found.schema_version, found.factor, found.baseline) == (2, "method", "none")
+    assert (found.schema_version, found.factor, found.baseline) == (3, "method", "none")
     assert found.agents == ARMS == [a.id for a in found.arms]
     assert {a.id: a.sha256 for a in found.arms} == frozen
     assert [a.files for a in found.arms] == [[], ["AGENTS.md"], ["AGENTS.md"]]

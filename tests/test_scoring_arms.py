@@ -52,7 +52,7 @@ def _board(tmp_path: Path) -> InterventionBoard:
 
 def test_each_arm_is_compared_with_the_baseline_in_total_and_in_cost(tmp_path: Path) -> None:
     board = _board(tmp_path)
-    assert (board.schema_version, board.factor, board.baseline) == (2, "method", "none")
+    assert (board.schema_version, board.factor, board.baseline) == (3, "method", "none")
     assert board.agents == list(ARMS) and board.arms == list(INFO)
     placebo, tracer = board.effects
     models = sorted(UNITS)
@@ -93,3 +93,14 @@ def test_an_intervention_json_of_schema_1_still_loads_as_the_agent_factor(tmp_pa
     path.write_text(json.dumps(data))
     found = read_record(path, InterventionBoard)
     assert (found.factor, found.arms, found.effects[0].cost_models) == ("agent", [], [])
+
+
+def test_an_intervention_json_of_schema_2_loads_its_arms_without_a_tool(tmp_path: Path) -> None:
+    data = json.loads(_board(tmp_path).model_dump_json())
+    data["schema_version"] = 2
+    for arm in data["arms"]:
+        arm.pop("tool")
+    path = tmp_path / "intervention.json"
+    path.write_text(json.dumps(data))
+    found = read_record(path, InterventionBoard)
+    assert [a.tool for a in found.arms] == ["", "", ""] and found.factor == "method"

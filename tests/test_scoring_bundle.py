@@ -58,7 +58,7 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     sheets = {p.stem: read_record(p, DemoReviewSheet) for p in sorted(DEMO_REVIEWS_DIR.glob("*"))}
     assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b",
                            "demo-intervention-a", "demo-intervention-b", "demo-method-a",
-                           "demo-method-b"}  # fmt: skip
+                           "demo-method-b", "demo-tools-a", "demo-tools-b"}  # fmt: skip
     assert all(s.scripted for s in sheets.values())
     assert [p.stem for p in demo_sheets("showcase")] == ["demo-a", "demo-b", "demo-c"]
     assert [p.stem for p in demo_sheets("demo-round-1")] == ["demo-round-1-a", "demo-round-1-b"]

@@ -3,6 +3,9 @@
 The same scripted turns answer `POST /chat/completions`, `/messages` (Anthropic) and
 `/responses` (OpenAI), each in its own wire format (`formats.py`): routing, `require_parameters`,
 the 402 reservation, delays, scripted errors, stalls and cut streams work alike in all three.
+Image routes (`image_routes`: catalogue records of image-output routes, a tools round's) are
+listed by `/models` as the catalogue has them and answer image requests on chat/completions with
+a deterministic image (`images.py`), billed to the key and kept for `GET /generation`.
 """
 
 from __future__ import annotations
@@ -19,17 +22,19 @@ from urllib.parse import parse_qs, urlsplit
 
 from gateway.simulator import render
 from gateway.simulator.account import ScriptedKey, TransientFailures
-from gateway.simulator.catalogue import rehearsal_models, served_records
+from gateway.simulator.catalogue import live_shape, rehearsal_models, served_records
 from gateway.simulator.formats import (
     BadRequest,
     ChatFormat,
     ReplyRenderer,
     WireFormat,
 )
+from gateway.simulator.images import ImageRequestError, image_answer
 from gateway.simulator.render_messages import MessagesFormat
 from gateway.simulator.render_responses import ResponsesFormat
 from gateway.simulator.turns import Reply, ScriptError, materialise
 from records.catalogue import Catalogue
+from records.image_tool import ImageRoute
 from records.inputs import RoundSettings, load_cohort
 from records.io import RecordError
 from records.layout import BENCHMARK_DIR, REPO_ROOT
@@ -46,6 +51,7 @@ CHAT = ChatFormat()
 FORMATS: dict[str, WireFormat] = {f.path: f for f in (CHAT, MessagesFormat(), ResponsesFormat())}
 NO_ENDPOINTS = "No endpoints found that can handle the requested parameters."
 NO_ALLOWED = "No allowed providers are available for the selected model."
+IMAGE_PROVIDER = "Google AI Studio"  # a real provider name (the spec's enum) for image routes
 
 
 def _tag(provider_name: str) -> str:
@@ -84,8 +90,11 @@ class Simulator:
         generation_lag_seconds: float = 0.1,
         catalogue: Catalogue | None = None,
         key_limit_usd: float | None = None,
+        image_routes: list[dict[str, Any]] | None = None,
     ) -> None:
         self.models = {s.catalogue.id: s for s in scripts}
+        # route -> its catalogue record (image output), answered by `images.image_answer`
+        self.image_routes = {str(r["id"]): r for r in image_routes or []}
         self.catalogue = catalogue  # a rehearsal's snapshot: /models answers its records
         self.key = ScriptedKey(limit_usd=key_limit_usd)
         self.transient = TransientFailures()
@@ -280,6 +289,12 @@ class _Handler(BaseHTTPRequestHandler):
                 for s in self.sim.models.values()
                 if s.catalogue.listed and all(p in s.catalogue.supported_parameters for p in wanted)
             ]
+            entries += [
+                _image_entry(r)
+                for rid, r in self.sim.image_routes.items()
+                if rid not in self.sim.models
+                and all(p in (r.get("supported_parameters") or []) for p in wanted)
+            ]
         self._json(200, {"data": entries, "total_count": len(entries), "links": {"next": None}})
 
     def _endpoints(self, model_id: str) -> None:
@@ -320,6 +335,8 @@ class _Handler(BaseHTTPRequestHandler):
         except BadRequest as exc:
             return self._error(400, f"Invalid request: {exc}", fmt=fmt)
         model_id = str(body.get("model") or "")
+        if model_id in self.sim.image_routes and model_id not in self.sim.models:
+            return self._image(fmt, model_id, body)
         script = self.sim.models.get(model_id)
         if script is None or not script.catalogue.listed:
             return self._error(400, f"{model_id} is not a valid model ID", fmt=fmt)
@@ -378,6 +395,39 @@ class _Handler(BaseHTTPRequestHandler):
                               generation_id=generation_id)  # fmt: skip
         self._served(generation_id, reply, streamed=False)
         return self._send(200, json.dumps(out.json_body()).encode(), generation_id=generation_id)
+
+    def _image(self, fmt: WireFormat, model_id: str, body: dict[str, Any]) -> None:
+        """An image route's answer: one deterministic image, billed at the catalogue's prices."""
+        if fmt is not CHAT:
+            return self._error(
+                400, f"{model_id} generates images on chat/completions only", fmt=fmt
+            )
+        route = ImageRoute.from_record(self.sim.image_routes[model_id])
+        generation_id = self.sim.next_generation_id()
+        provider = IMAGE_PROVIDER
+        try:
+            answer, numbers, cost = image_answer(
+                route, body, generation_id, int(time.time()), provider
+            )
+        except ImageRequestError as exc:
+            return self._error(400, f"Invalid request: {exc}", {"provider_name": provider})
+        reservation = self.sim.key.shortfall(
+            int(body.get("max_tokens") or route.max_output or 0),
+            max(route.completion, route.image_output),
+        )
+        if reservation is not None:
+            return self._error(402, reservation, {"provider_name": None})
+        reply = Reply(
+            text=answer["choices"][0]["message"]["content"], model=route.id, provider=provider,
+            prompt_tokens=numbers["prompt_tokens"],
+            completion_tokens=numbers["completion_tokens"], cost=cost, billed=cost,
+        )  # fmt: skip
+        self._served(generation_id, reply, streamed=False)
+        with self.sim._lock:  # the generation record counts the image
+            self.sim.generations[generation_id][1].update(
+                native_tokens_completion_images=numbers["image_tokens"], num_media_completion=1
+            )
+        return self._send(200, json.dumps(answer).encode(), generation_id=generation_id)
 
     def _reservation(self, script: ScriptedModel, request: dict[str, Any]) -> str | None:
         """OpenRouter's 402: `max_tokens` at the completion price beyond the key's credit."""
@@ -457,6 +507,17 @@ _ARCHITECTURE = {
     "tokenizer": "Other",
     "instruct_type": None,
 }
+
+
+def _image_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """An image route's snapshot record as `/models` lists it: a null `reasoning` (the snapshot
+    keeps it, the spec's `ModelReasoning` does not allow it) left out, `supported_voices` (newer
+    than the snapshot, required by the spec) null."""
+    entry = live_shape(record)
+    if entry.get("reasoning") is None:
+        entry.pop("reasoning", None)
+    entry.setdefault("supported_voices", None)
+    return entry
 
 
 def _catalogue_entry(script: ScriptedModel) -> dict[str, Any]:

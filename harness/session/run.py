@@ -9,12 +9,14 @@ from pathlib import Path
 
 from harness.agents.base import Agent
 from harness.progress import Progress
+from harness.session.image_tool import install_tool
 from harness.session.process import ProcessOutcome, run_process
 from harness.session.sandbox import SandboxSpec
 from harness.session.upstream import Upstream, unit_proxy
 from records.evidence.agent import AgentTrace
 from records.evidence.gateway import GatewaySummary, summarize
 from records.evidence.session import Isolation, StopStatus
+from records.image_tool import ImageTool
 from records.inputs import Candidate, RoundSettings
 from records.layout import SessionPaths
 from sandbox.profiles import session_limits
@@ -142,14 +144,17 @@ def run_session(
     progress: Progress | None = None,
     on_start: Callable[[int], None] | None = None,
     outage_seconds: float = OUTAGE_SECONDS,
+    tool: ImageTool | None = None,
 ) -> SessionOutcome:
-    """Start the proxy, launch the agent in its sandbox, wait under the ceilings, summarise."""
+    """Start the proxy, launch the agent in its sandbox, wait under the ceilings, summarise.
+    A tools arm's `tool` is put on the agent's PATH and its image route allowed at the proxy."""
     socket_dir.mkdir(parents=True, exist_ok=True)
     files.gateway.touch()
     files.events.touch()
     with unit_proxy(
-        upstream, candidate, settings, files.gateway, socket_dir / "proxy.sock", outage_seconds
-    ) as proxy:
+        upstream, candidate, settings, files.gateway, socket_dir / "proxy.sock", outage_seconds,
+        tool,
+    ) as proxy:  # fmt: skip
         spec = SandboxSpec(
             worktree=worktree,
             home=home,
@@ -166,6 +171,7 @@ def run_session(
             prompt=prompt,
             context_length=proxy.prices.context_length if proxy.prices else None,
         )
+        install_tool(spec, tool)
         env = spec.host_env() if not isolated else {"PATH": "/usr/bin:/bin"}
 
         def tick(elapsed: float) -> None:

@@ -11,13 +11,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gateway.budget import Prices
 from gateway.client import OpenRouterClient
 from gateway.proxy import RecordingProxy
 from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy
+from records.image_tool import ImageRoute, ImageTool, snapshot_image_route
 from records.inputs import Candidate, RoundSettings
+from records.io import RecordError
 
 SIMULATOR_KEY = "sk-siteos-simulator"
 
@@ -67,12 +70,37 @@ def round_gateway(settings: RoundSettings, repetition: int | None = None) -> Ite
         yield Upstream("openrouter", settings.gateway.base_url, api_key_for(settings))
         return
     variations = repetition_variations(settings, repetition)
+    images = simulated_image_routes(settings)
     if settings.simulation is not None:  # a rehearsal: a real catalogue, scripted behaviour
-        simulator = Simulator.from_rehearsal(settings, variations, api_key=SIMULATOR_KEY)
+        simulator = Simulator.from_rehearsal(
+            settings, variations, api_key=SIMULATOR_KEY, image_routes=images
+        )
     else:
-        simulator = Simulator.from_cohort(settings.cohort_path, variations, api_key=SIMULATOR_KEY)
+        simulator = Simulator.from_cohort(
+            settings.cohort_path, variations, api_key=SIMULATOR_KEY, image_routes=images
+        )
     with simulator as sim:
         yield Upstream("simulator", sim.base_url, SIMULATOR_KEY)
+
+
+def simulated_image_routes(settings: RoundSettings) -> list[dict[str, Any]]:
+    """The image-output routes a simulated tools round's arms call, as the committed catalogue
+    snapshot records them (real ids, prices and output modalities)."""
+    routes = {a.manifest.tool.route for a in settings.load_arms() if a.manifest.tool is not None}
+    return [snapshot_image_route(r) for r in sorted(r for r in routes if r)]
+
+
+def image_route(upstream: Upstream, tool: ImageTool | None) -> ImageRoute | None:
+    """The upstream catalogue's record of the tool's image route (`GET /models`, free), for the
+    proxy's image calls; None for no tool or a placeholder. A route the upstream does not list,
+    or lists without image output, is refused (RecordError names it)."""
+    if tool is None or tool.route is None:
+        return None
+    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
+        for model in client.list_models():
+            if model.id == tool.route:
+                return ImageRoute.from_record(model.model_dump())
+    raise RecordError(f"image route {tool.route!r}: not in the gateway's catalogue (/models)")
 
 
 def catalogue_prices(upstream: Upstream, route: str) -> Prices | None:
@@ -114,10 +142,12 @@ def unit_proxy(
     log_path: Path,
     socket_path: Path,
     stall_seconds: float | None = None,
+    tool: ImageTool | None = None,
 ) -> Iterator[RecordingProxy]:
     """The recording proxy with the frozen policy, this round's step ceiling and hard budget
     (catalogue prices), and `stall_seconds` (default: the round's outage window) as the longest
-    a stream may bring no data, with keep-alives or in silence."""
+    a stream may bring no data, with keep-alives or in silence. A tools arm's `tool` names the
+    image route the proxy allows image calls on (metered against the same budget)."""
     proxy = RecordingProxy(
         upstream=upstream.base_url,
         api_key=upstream.api_key,
@@ -130,6 +160,7 @@ def unit_proxy(
         prices=catalogue_prices(upstream, candidate.route),
         stall_seconds=stall_seconds or settings.ceilings.outage_seconds,
         upstream_read_timeout=stall_seconds or settings.ceilings.outage_seconds,
+        image_route=image_route(upstream, tool),
     )
     with proxy:
         yield proxy

@@ -45,7 +45,9 @@ PROVIDER_ERRORS = frozenset({
     ErrorClass.PROVIDER_STALL, ErrorClass.TRUNCATED_STREAM,
 })  # fmt: skip
 
-Refusal = Literal["step_ceiling", "budget_ceiling"]
+Refusal = Literal["step_ceiling", "budget_ceiling", "not_allowed"]
+"""Why the proxy refused a request: a ceiling, or (`not_allowed`) an image request the unit's arm
+does not allow (no image tool, another route, a streamed image request)."""
 
 
 
@@ -154,6 +156,14 @@ class MaxTokensChange(Record):
     worst_case_usd: float = Field(description="prompt + forwarded max_tokens at catalogue prices")
 
 
+class ImageOutput(Record):
+    """One image a response carried (`choices[0].message.images[]`): its size, never its bytes."""
+
+    media_type: str = Field(description="from the data URL, e.g. image/png")
+    bytes: int = Field(description="decoded size in bytes")
+    sha256: str = Field(description="SHA-256 of the decoded bytes")
+
+
 class ExchangeRecord(Root):
     """One line of `gateway.jsonl`: one request through the proxy and what came back.
 
@@ -163,12 +173,15 @@ class ExchangeRecord(Root):
     it from `max_tokens_change`, whose every change was forwarded), `upstream_abandoned`, `sender`,
     and a repeat is the whole request from the same sender (older lines: the same conversation); a generation is looked up for errors
     and cut streams too, so their billed cost is their `cost_usd`.
+    Schema 4: `kind` "image" (a tools arm's image call: chat/completions with image output on the
+    arm's route, metered against the unit's budget but no agent step), its `images` (sizes and
+    hashes; the logged response has each data URL's base64 cut out) and `image_tokens`.
     """
 
-    schema_version: int = 3
+    schema_version: int = 4
     time: str = Field(description="UTC ISO time the request arrived")
     index: int = Field(description="1-based position among all requests to the proxy")
-    kind: Literal["chat", "other"]
+    kind: Literal["chat", "other", "image"]
     method: str
     path: str
     step: int | None = Field(default=None, description="agent step (chat only; a retry repeats it)")
@@ -219,6 +232,14 @@ class ExchangeRecord(Root):
     models_seen: list[str] = Field(default_factory=list)
     finish_reason: str | None = None
     usage: TokenUsage | None = None
+    images: list[ImageOutput] = Field(
+        default_factory=list, description="image calls: the images the response carried"
+    )
+    image_tokens: int | None = Field(
+        default=None,
+        description="image calls: usage.completion_tokens_details.image_tokens (part of the "
+        "completion tokens, priced at the route's image_output)",
+    )
     generation: GenerationCheck | None = None
     error_class: ErrorClass | None = None
     error_message: str | None = None
@@ -278,11 +299,21 @@ class GatewaySummary(Root):
     Schema 3: truncated streams are counted (`truncated`; 0 in older files, which classed a stream
     that ended without `[DONE]` as malformed and one with `[DONE]` but no finish_reason as clean),
     and the responses per provider that served them (`provider_requests`: the provider mix).
+    Schema 4: a tools arm's image calls (`image_requests`, `images`, `image_tokens`,
+    `image_cost_usd`); `cost_usd` and `cost_estimate_usd` include them (older files had none),
+    while `tokens` and the step, identity and provider fields count the agent's chat steps only.
     """
 
-    schema_version: int = 3
+    schema_version: int = 4
     requests: int = 0
     chat_requests: int = 0
+    image_requests: int = Field(default=0, description="image calls (not agent steps)")
+    image_refused: int = Field(default=0, description="image calls the proxy refused")
+    images: int = Field(default=0, description="images the image calls brought back")
+    image_tokens: int = 0
+    image_cost_usd: float = Field(
+        default=0.0, description="what the image calls cost (included in cost_usd)"
+    )
     steps: int = 0
     refused: int = 0
     retries: int = Field(default=0, description="harness retries (invalidate the unit)")
@@ -413,6 +444,19 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
     tokens = {"prompt": 0, "completion": 0, "reasoning": 0, "cached": 0}
     for rec in read_exchanges(gateway_jsonl):
         summary.requests += 1
+        if rec.kind == "image":
+            summary.image_requests += 1
+            summary.image_refused += rec.refused is not None
+            summary.images += len(rec.images)
+            summary.image_tokens += rec.image_tokens or 0
+            image_cost = rec.cost_usd
+            summary.image_cost_usd += image_cost or 0.0
+            estimate += rec.budget_cost_usd
+            if image_cost is None:
+                summary.unknown_cost_responses += 1
+            else:
+                known += image_cost
+            continue
         if rec.kind != "chat":
             continue
         summary.chat_requests += 1
@@ -463,6 +507,7 @@ def summarize(gateway_jsonl: Path) -> GatewaySummary:
             known += cost
     summary.cost_usd = None if summary.unknown_cost_responses else round(known, 8)
     summary.cost_estimate_usd = round(estimate, 8)
+    summary.image_cost_usd = round(summary.image_cost_usd, 8)
     summary.tokens = TokenUsage(**tokens, cost_usd=summary.cost_usd)
     summary.error_classes = dict(classes)
     summary.transport_retry_classes = dict(retried)

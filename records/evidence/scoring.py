@@ -659,6 +659,10 @@ class ArmInfo(Record):
     source: str = ""
     generated: str = Field(default="", description="tool and pinned version that wrote the files")
     files: list[str] = Field(default_factory=list, description="what it adds to the worktree")
+    tool: str = Field(
+        default="",
+        description="schema 3: a tools arm's command on the agent's PATH and its backend, in words",
+    )
     sha256: str | None = Field(description="the arm folder's tree hash as round.json froze it")
 
 
@@ -704,9 +708,9 @@ class InterventionBoard(Root):
     every arm, and each arm's effect is its paired difference from the baseline arm (the round's
     first), in total and, schema 2, in metered cost. Schema 2 adds `factor`, `arms`, each arm's
     costs and each effect's cost difference; schema 1 files load as the agent factor without
-    them."""
+    them. Schema 3: each arm's `tool` (a tools arm's command; "" in older files)."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     round_id: str
     leaderboard_sha256: str
     standing: Standing

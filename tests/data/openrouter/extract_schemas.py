@@ -20,6 +20,7 @@ ROOTS = {
     "models": "ModelsListResponse",
     "chat": "ChatResult",
     "chat_chunk": "ChatStreamChunk",
+    "chat_request": "ChatRequest",  # what the image tool sends (modalities)
     "generation": "GenerationResponse",
     "key": "KeyResponse",  # inline in the spec's GET /key; named here
     "messages": "MessagesResult",

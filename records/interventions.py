@@ -9,9 +9,11 @@ model's diff never counts them). Exactly one arm is the baseline; a `method` or 
 also has a placebo arm (the same shape, none of the substance). The freeze stage hashes each arm's
 whole folder (`arm_sha256`) like the starter; a session records its arm (`ArmRecord`).
 
-Extension points: a `starter` arm's files would replace or extend the starter (Storybook), a
-`tools` arm's would add a command to the sandbox (an image tool); both load and validate here
-already, and the harness copies their files like a method's, but no such arm is committed yet.
+A `starter` arm may also replace starter files, each named in its `replaces` (arm.json schema 2):
+the Storybook arm's package.json, package-lock.json and .gitignore replace the starter's, so its
+dependencies install offline like the starter's and its catalogue build stays out of the diff. Any
+other file the starter already has is refused. A `tools` arm's files would add a command to the
+sandbox (an image tool).
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ class Generated(Frozen):
 
 
 class ArmManifest(Frozen):
-    """`benchmark/interventions/<factor>/<arm>/arm.json`: one arm of a factor."""
+    """`benchmark/interventions/<factor>/<arm>/arm.json`: one arm of a factor (schema 1 → 2:
+    `replaces`; a schema-1 file replaces nothing)."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 2
     id: str = Field(description="the arm's id: its folder's name, the `-via-<arm>` of unit ids")
     factor: FolderFactor
     title: str = Field(description="a short name the site shows")
@@ -62,6 +65,11 @@ class ArmManifest(Frozen):
     generated: Generated | None = Field(
         default=None, description="the tool and pinned version that wrote the files (if any)"
     )
+    replaces: list[str] = Field(
+        default_factory=list,
+        description="starter files the arm's files of the same path replace (starter arms "
+        "only, schema 2); every other arm file must be new to the worktree",
+    )
 
     @field_validator("id")
     @classmethod
@@ -74,6 +82,10 @@ class ArmManifest(Frozen):
     def _not_both(self) -> ArmManifest:
         if self.baseline and self.placebo:
             raise ValueError("an arm is the baseline or the placebo, not both")
+        if self.replaces and self.factor != "starter":
+            raise ValueError(f"replaces: only a starter arm replaces starter files ({self.factor})")
+        if self.replaces and self.schema_version < 2:
+            raise ValueError("replaces: needs schema_version 2")
         return self
 
 
@@ -113,6 +125,11 @@ class Arm(Record):
     @property
     def id(self) -> str:
         return self.manifest.id
+
+    @property
+    def replaces(self) -> list[str]:
+        """The starter files this arm's files replace (arm.json `replaces`)."""
+        return list(self.manifest.replaces)
 
     def sha256(self) -> str:
         """The folder's tree hash (arm.json and every file it adds), as the freeze records it."""
@@ -158,6 +175,9 @@ def load_arm(factor: str, arm: str, root: Path | None = None) -> Arm:
         for p in tree_files(folder, TREE_EXCLUDED_DIRS)
         if p.relative_to(folder).as_posix() != MANIFEST
     ]
+    stray = sorted(set(manifest.replaces) - set(files))
+    if stray:
+        raise RecordError(f"{path}: field replaces: {', '.join(stray)} not in the arm's files")
     return Arm(manifest=manifest, folder=folder, files=files)
 
 

@@ -10,7 +10,10 @@ pinned version (exact) and a `storybook:build` script, the package-lock.json npm
 (with `resolved` URLs, so `npm ci --offline` works from a warm cache), and its .gitignore plus
 `storybook-static/`. Then it proves the arm offline: a scratch copy of the starter with the arm's
 files installs, type-checks, builds and builds its catalogue inside a loopback-only network
-namespace (`unshare -n`). The agent installs nothing: `scripts/setup` warms the npm cache from
+namespace (`unshare -n`), the catalogue build traced (`strace -f -e trace=connect`, when strace is
+installed) and refused if it attempts any connection other than a local socket. `--prove` runs only
+that proof on the committed arm (the cache warmed from its lockfile, as `scripts/setup` does).
+The agent installs nothing: `scripts/setup` warms the npm cache from
 the arm's lockfile, and the harness copies the arm's files into the worktree before its first
 commit. Run again only to move to another pinned version (and then in a new round: a changed arm
 folder is a changed frozen input).
@@ -122,16 +125,41 @@ def prove_offline(target: Path, starter: Path, scratch: Path) -> None:
     shutil.copytree(target, app, dirs_exist_ok=True, ignore=shutil.ignore_patterns("arm.json"))
     env = node_env(scratch / "npm-cache")
     run(offline(["npm", "ci", "--offline", "--no-audit", "--no-fund"]), app, env)
-    for script in ("check", "build", "storybook:build"):
+    for script in ("check", "build"):
         run(offline(["npm", "run", script]), app, env)
+    trace = scratch / "connect.trace"
+    traced = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
+    run(offline([*(traced if shutil.which("strace") else []), "npm", "run", "storybook:build"]),
+        app, env)  # fmt: skip
     if not (app / OUTPUT_DIR / "index.html").is_file():
         raise SystemExit(f"{app / OUTPUT_DIR}: storybook:build wrote no index.html")
+    if trace.is_file():
+        calls = [line for line in trace.read_text().splitlines() if "connect(" in line]
+        outside = [line for line in calls if "AF_UNIX" not in line]
+        if outside:
+            raise SystemExit("storybook:build tried to connect: " + "; ".join(outside[:5]))
+        print(f"storybook:build: {len(calls)} connect() calls, none but local sockets", flush=True)
     print(f"{target.relative_to(REPO)}: installs and builds offline", flush=True)
 
 
+def prove_committed(scratch: Path) -> None:
+    """The offline proof alone, on the committed arm, with a cache warmed from its lockfile."""
+    target = INTERVENTIONS_DIR / "starter" / "storybook"
+    warm = scratch / "warm"
+    warm.mkdir()
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(target / name, warm / name)
+    env = node_env(scratch / "npm-cache")
+    run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], warm, env)
+    prove_offline(target, load_task(DEFAULT_TASK).starter, scratch)
+
+
 def main() -> int:
-    plain()
     with tempfile.TemporaryDirectory(prefix="siteos-arm-storybook-") as tmp:
+        if sys.argv[1:] == ["--prove"]:
+            prove_committed(Path(tmp))
+            return 0
+        plain()
         storybook(Path(tmp))
     return 0
 

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from harness.advance import advance
 from harness.session.worktree import WorktreeError, create_worktree, final_diff
+from records.inputs import load_round
 from records.interventions import ArmManifest, InterventionSpec, load_arm, load_arms
 from records.io import RecordError
 from records.task import DEFAULT_TASK, load_task
@@ -184,3 +186,21 @@ def test_a_replacement_is_the_base_commit_and_an_undeclared_one_is_refused(
         create_worktree(
             tmp_path / "wt3", tmp_path / "cache", gone, (arm.folder, arm.files), arm.replaces
         )
+
+
+def test_the_starter_rounds_load_and_the_real_one_is_refused_until_round_1_is_final(
+    tmp_path: Path,
+) -> None:
+    """demo-starter runs the two arms offline; round-2-starter is a real round of OpenCode on
+    Round 1's champion cohort in each starter arm, the fixed controls kept, refused until Round 1's
+    model leaderboard advances its models (as round-2-method)."""
+    demo = load_round("demo-starter")
+    assert (demo.factor, demo.arm_ids, demo.kind) == ("starter", ["plain", "storybook"], "demo")
+    real = load_round("round-2-starter", require_cohort=False)
+    assert real.kind == "real" and real.advances_from == "round-1"
+    assert (real.factor, real.arm_ids) == ("starter", ["plain", "storybook"])
+    assert real.agent == load_round("round-0").agent and not real.control_differences
+    with pytest.raises(RecordError, match=r"run python -m harness.advance round-1 --to round-2"):
+        load_round("round-2-starter")
+    with pytest.raises(RecordError, match=r"round-1-cohort.json does not exist yet"):
+        advance("round-1", "round-2-starter", evidence_dir=tmp_path, out=tmp_path / "c.json")

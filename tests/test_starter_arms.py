@@ -5,16 +5,18 @@ the evaluator's sandbox are `tests/test_starter_storybook_build.py`."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.advance import advance
-from harness.session.worktree import WorktreeError, create_worktree, final_diff
+from harness.session.worktree import WorktreeError, archive_bytes, create_worktree, final_diff
 from records.inputs import load_round
 from records.interventions import ArmManifest, InterventionSpec, load_arm, load_arms
 from records.io import RecordError
@@ -177,6 +179,9 @@ def test_a_replacement_is_the_base_commit_and_an_undeclared_one_is_refused(
     (wt / "src/main.ts").write_text("export const a = 1;\n")
     diff = final_diff(wt, base).decode()
     assert "src/main.ts" in diff and "storybook-static" not in diff and ".gitignore" not in diff
+    with tarfile.open(fileobj=io.BytesIO(archive_bytes(wt))) as tar:
+        names = tar.getnames()
+    assert "worktree/src/main.ts" in names and not any("storybook-static" in n for n in names)
     with pytest.raises(WorktreeError, match=r"the starter already has \.gitignore.*`replaces`"):
         create_worktree(tmp_path / "wt2", tmp_path / "cache", starter, (arm.folder, arm.files))
     gone = tmp_path / "starter-without-ignore"

@@ -25,6 +25,9 @@ from records.hashing import TREE_EXCLUDED_DIRS, tree_sha256
 from records.tools import NODE_BIN_DIR
 
 EXCLUDED = ("node_modules", "dist", ".git")
+ARCHIVE_EXCLUDED = (*EXCLUDED, "storybook-static")
+"""Build output the archive leaves out too: a catalogue build (a starter arm's `npm run
+storybook:build`) is never judged, and git ignores it like dist/."""
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "siteos-bench",
     "GIT_AUTHOR_EMAIL": "bench@localhost",
@@ -163,7 +166,7 @@ def final_diff(root: Path, base: str) -> bytes:
 
 def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     parts = Path(info.name).parts
-    if any(part in EXCLUDED for part in parts[1:]):
+    if any(part in ARCHIVE_EXCLUDED for part in parts[1:]):
         return None
     info.uid = info.gid = 0
     info.uname = info.gname = ""
@@ -171,7 +174,7 @@ def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
 
 
 def archive_bytes(root: Path, name: str = "worktree") -> bytes:
-    """A tar.gz of the final tree without node_modules, dist and .git."""
+    """A tar.gz of the final tree without node_modules, dist, .git and storybook-static."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         tar.add(root, arcname=name, filter=_tar_filter)

@@ -385,7 +385,8 @@ def _execute(
         arm_hash = arm.sha256() if arm is not None else None
         cache = copy_npm_cache(home / ".npm")
         adds = (arm.folder, arm.files) if arm is not None else None
-        tree_hash, base = create_worktree(worktree, cache, task.starter, adds)
+        replaces = arm.replaces if arm is not None else ()
+        tree_hash, base = create_worktree(worktree, cache, task.starter, adds, replaces)
     except Exception as exc:  # noqa: BLE001 - recorded as a harness failure
         return _finish_without_session(
             run, marker, f"worktree preparation failed: {exc}", replacing

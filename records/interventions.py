@@ -9,8 +9,10 @@ model's diff never counts them). Exactly one arm is the baseline; a `method` or 
 also has a placebo arm (the same shape, none of the substance). The freeze stage hashes each arm's
 whole folder (`arm_sha256`) like the starter; a session records its arm (`ArmRecord`).
 
-Extension points: a `starter` arm's files would replace or extend the starter (Storybook); both
-load and validate here already, and the harness copies their files like a method's.
+A `starter` arm may also replace starter files, each named in its `replaces` (arm.json schema 2):
+the Storybook arm's package.json, package-lock.json and .gitignore replace the starter's, so its
+dependencies install offline like the starter's and its catalogue build stays out of the diff. Any
+other file the starter already has is refused.
 
 A `tools` arm (arm.json schema 2) names its `tool` (`records/image_tool.py`): the command the
 harness puts on the agent's PATH in the sandbox (`siteos-image`) and its backend (an image-output
@@ -55,7 +57,8 @@ class Generated(Frozen):
 class ArmManifest(Frozen):
     """`benchmark/interventions/<factor>/<arm>/arm.json`: one arm of a factor.
 
-    Schema 2 adds `tool` (a tools arm's command in the sandbox); schema 1 files load unchanged."""
+    Schema 2 adds `tool` (a tools arm's command in the sandbox) and `replaces` (the starter files a
+    starter arm replaces); schema 1 files load unchanged (no tool, replacing nothing)."""
 
     schema_version: Literal[1, 2] = 2
     id: str = Field(description="the arm's id: its folder's name, the `-via-<arm>` of unit ids")
@@ -74,6 +77,11 @@ class ArmManifest(Frozen):
     tool: ImageTool | None = Field(
         default=None,
         description="a tools arm's command on the agent's PATH (schema 2; the baseline: none)",
+    )
+    replaces: list[str] = Field(
+        default_factory=list,
+        description="starter files the arm's files of the same path replace (starter arms "
+        "only, schema 2); every other arm file must be new to the worktree",
     )
 
     @field_validator("id")
@@ -99,6 +107,10 @@ class ArmManifest(Frozen):
             raise ValueError("field tool: the placebo's tool is a placeholder (no model)")
         if not self.placebo and self.tool is not None and self.tool.backend == "placeholder":
             raise ValueError("field tool: a placeholder tool is the placebo's")
+        if self.replaces and self.factor != "starter":
+            raise ValueError(f"replaces: only a starter arm replaces starter files ({self.factor})")
+        if self.replaces and self.schema_version < 2:
+            raise ValueError("replaces: needs schema_version 2")
         return self
 
 
@@ -138,6 +150,11 @@ class Arm(Record):
     @property
     def id(self) -> str:
         return self.manifest.id
+
+    @property
+    def replaces(self) -> list[str]:
+        """The starter files this arm's files replace (arm.json `replaces`)."""
+        return list(self.manifest.replaces)
 
     def sha256(self) -> str:
         """The folder's tree hash (arm.json and every file it adds), as the freeze records it;
@@ -194,6 +211,9 @@ def load_arm(factor: str, arm: str, root: Path | None = None) -> Arm:
         for p in tree_files(folder, TREE_EXCLUDED_DIRS)
         if p.relative_to(folder).as_posix() != MANIFEST
     ]
+    stray = sorted(set(manifest.replaces) - set(files))
+    if stray:
+        raise RecordError(f"{path}: field replaces: {', '.join(stray)} not in the arm's files")
     return Arm(manifest=manifest, folder=folder, files=files)
 
 

@@ -43,6 +43,7 @@ HEAVY_FIRST = (
     "test_site_intervention.py",  # builds the demo intervention round in the foreground
     "test_method_round.py",  # the full tier only: builds the demo method round in the foreground
     "test_tools_round.py",  # the full tier only: builds the demo tools round in the foreground
+    "test_starter_round.py",  # the full tier only: builds the demo starter round in the foreground
     "test_rehearsal.py",
     "test_session_units.py",
     "test_evaluator_independent.py",

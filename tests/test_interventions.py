@@ -145,6 +145,7 @@ def test_every_committed_round_file_still_loads_with_its_factor() -> None:
     assert factors["demo-intervention"] == factors["round-2-agents"] == "agent"
     assert factors["demo-method"] == factors["round-2-method"] == "method"
     assert factors["demo-tools"] == factors["round-2-tools"] == "tools"
+    assert factors["demo-starter"] == factors["round-2-starter"] == "starter"
     assert factors["demo"] is factors["round-1"] is None
 
 

@@ -58,7 +58,8 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
     sheets = {p.stem: read_record(p, DemoReviewSheet) for p in sorted(DEMO_REVIEWS_DIR.glob("*"))}
     assert set(sheets) == {"demo-a", "demo-b", "demo-c", "demo-round-1-a", "demo-round-1-b",
                            "demo-intervention-a", "demo-intervention-b", "demo-method-a",
-                           "demo-method-b", "demo-tools-a", "demo-tools-b"}  # fmt: skip
+                           "demo-method-b", "demo-starter-a", "demo-starter-b", "demo-tools-a",
+                           "demo-tools-b"}  # fmt: skip
     assert all(s.scripted for s in sheets.values())
     assert [p.stem for p in demo_sheets("showcase")] == ["demo-a", "demo-b", "demo-c"]
     assert [p.stem for p in demo_sheets("demo-round-1")] == ["demo-round-1-a", "demo-round-1-b"]
@@ -70,6 +71,14 @@ def test_demo_sheets_are_scripted_and_cover_a_third_review() -> None:
         assert len(marks) == 4 * 5 and all(
             marks[u] == marks[u.replace("-via-opencode-", f"-via-{agent}-")]
             for u in marks if "-via-opencode-" in u for agent in agents
+        )  # fmt: skip
+    starter = ["demo-starter-a", "demo-starter-b"]
+    assert [p.stem for p in demo_sheets("demo-starter")] == starter
+    for key in starter:  # the same marks in both starter arms
+        marks = {r.unit: (r.visual, r.code_quality) for r in sheets[key].rows}
+        assert len(marks) == 3 * 2 and all(
+            marks[u] == marks[u.replace("-via-plain-", "-via-storybook-")]
+            for u in marks if "-via-plain-" in u
         )  # fmt: skip
     assert all(s.rounds == ["demo-round-1"] for k, s in sheets.items() if "round-1" in k)
     assert [r.unit for r in sheets["demo-c"].rows] == ["strong-builder-r1"]

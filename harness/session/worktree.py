@@ -18,12 +18,16 @@ import os
 import shutil
 import subprocess
 import tarfile
+from collections.abc import Collection
 from pathlib import Path
 
 from records.hashing import TREE_EXCLUDED_DIRS, tree_sha256
 from records.tools import NODE_BIN_DIR
 
 EXCLUDED = ("node_modules", "dist", ".git")
+ARCHIVE_EXCLUDED = (*EXCLUDED, "storybook-static")
+"""Build output the archive leaves out too: a catalogue build (a starter arm's `npm run
+storybook:build`) is never judged, and git ignores it like dist/."""
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "siteos-bench",
     "GIT_AUTHOR_EMAIL": "bench@localhost",
@@ -104,33 +108,46 @@ def install_dependencies(root: Path, npm_cache: Path, timeout: float = 300) -> N
         raise WorktreeError(f"npm ci --offline failed in {root}: {tail}")
 
 
-def add_arm_files(dest: Path, folder: Path, files: list[str]) -> None:
+def add_arm_files(
+    dest: Path, folder: Path, files: list[str], replaces: Collection[str] = ()
+) -> None:
     """Copy an intervention arm's `files` (relative to its `folder`) into the worktree `dest`,
-    refusing a path that leaves it or a file the starter already has (an arm adds, never edits)."""
+    refusing a path that leaves it or a file the starter already has, unless the arm declares
+    that it replaces it (`replaces`: a starter arm's package.json, say)."""
     root = dest.resolve()
     for rel in files:
         target = (dest / rel).resolve()
         if not target.is_relative_to(root) or target == root:
             raise WorktreeError(f"{folder / rel}: an arm file must stay inside the worktree")
-        if target.exists():
-            raise WorktreeError(f"{folder / rel}: the starter already has {rel}; an arm only adds")
+        if target.exists() and rel not in replaces:
+            raise WorktreeError(
+                f"{folder / rel}: the starter already has {rel}; an arm only adds files "
+                "unless its arm.json `replaces` names them"
+            )
+        if rel in replaces and not target.is_file():
+            raise WorktreeError(f"{folder / rel}: replaces {rel}, which the starter does not have")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(folder / rel, target, follow_symlinks=False)
 
 
 def create_worktree(
-    dest: Path, npm_cache: Path, starter: Path, arm: tuple[Path, list[str]] | None = None
+    dest: Path,
+    npm_cache: Path,
+    starter: Path,
+    arm: tuple[Path, list[str]] | None = None,
+    replaces: Collection[str] = (),
 ) -> tuple[str, str]:
     """Copy and hash the starter at `dest`, add the arm's files (`(folder, files)`, an
-    intervention round's), `git init` (so the base commit holds them: the final diff counts only
-    what the session changed), then install offline.
+    intervention round's; `replaces`: the starter files they may replace), `git init` (so the
+    base commit holds them: the final diff counts only what the session changed), then install
+    offline (a starter arm's own lockfile, when it replaces the starter's).
 
     Returns (starter_tree_sha256 of the copy before the arm's files, base commit id).
     """
     copy_tree(starter, dest)
     tree_hash = tree_sha256(dest, TREE_EXCLUDED_DIRS)
     if arm is not None:
-        add_arm_files(dest, *arm)
+        add_arm_files(dest, *arm, replaces=replaces)
     base = git_init(dest)
     install_dependencies(dest, npm_cache)
     return tree_hash, base
@@ -149,7 +166,7 @@ def final_diff(root: Path, base: str) -> bytes:
 
 def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     parts = Path(info.name).parts
-    if any(part in EXCLUDED for part in parts[1:]):
+    if any(part in ARCHIVE_EXCLUDED for part in parts[1:]):
         return None
     info.uid = info.gid = 0
     info.uname = info.gname = ""
@@ -157,7 +174,7 @@ def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
 
 
 def archive_bytes(root: Path, name: str = "worktree") -> bytes:
-    """A tar.gz of the final tree without node_modules, dist and .git."""
+    """A tar.gz of the final tree without node_modules, dist, .git and storybook-static."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         tar.add(root, arcname=name, filter=_tar_filter)

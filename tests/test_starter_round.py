@@ -17,17 +17,14 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from arm_round_support import arms_page, compared_arms
 from demo_build import demo_build
-from site_fixture import copy_evidence
 
-from publish.render import render_site
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import RoundRecord
-from records.evidence.scoring import InterventionBoard, Leaderboard
 from records.evidence.session import SessionRecord
 from records.io import read_record
 from records.layout import RoundPaths
-from records.round import Round
 from records.unit_ids import UnitId
 
 pytestmark = [pytest.mark.full, pytest.mark.opencode, pytest.mark.browser, pytest.mark.slow]
@@ -93,14 +90,8 @@ def test_the_catalogue_reader_reuses_the_starters_media_only_with_the_catalogue(
 
 
 def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
-    board = read_record(paths.leaderboard, Leaderboard)
-    found = read_record(paths.intervention, InterventionBoard)
-    frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
-    assert (found.factor, found.baseline) == ("starter", "plain")
-    assert found.agents == ARMS == [a.id for a in found.arms]
-    assert {a.id: a.sha256 for a in found.arms} == frozen
+    found, rows = compared_arms(paths, "starter", ARMS)
     assert found.arms[0].files == [] and "package-lock.json" in found.arms[1].files
-    rows = {(r.model_key, r.agent): r for r in board.units}
     (storybook,) = found.effects
     assert storybook.agent == "storybook" and storybook.models == MODELS
     by_model = dict(zip(storybook.models, storybook.differences, strict=True))
@@ -118,13 +109,7 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
 def test_the_site_shows_the_factor_the_arms_their_hashes_and_the_differences(
     evidence: Path, tmp_path: Path
 ) -> None:
-    copy = copy_evidence(evidence, tmp_path / "evidence")
-    site = render_site(Round.load(ROUND, copy), tmp_path / "build")
-    page = (site / "agents.html").read_text()
-    found = read_record(RoundPaths(copy / ROUND).intervention, InterventionBoard)
-    assert "Starter arms compared" in page and "the <b>starter</b>" in page
-    for arm in found.arms:
-        assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
+    site, page, found = arms_page(evidence, tmp_path, ROUND, "starter")
     assert "Storybook catalogue − Plain starter" in page
     assert "In cost:" in page and "95% interval (cost)" in page
     assert "No placebo arm" in page and "placebo arm has the same shape" not in page

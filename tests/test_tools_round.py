@@ -16,17 +16,14 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from arm_round_support import arms_page, compared_arms
 from demo_build import demo_build
-from site_fixture import copy_evidence
 
-from publish.render import render_site
 from records.evidence.gateway import read_exchanges
 from records.evidence.round import RoundRecord
-from records.evidence.scoring import InterventionBoard, Leaderboard
 from records.evidence.session import SessionRecord
 from records.io import read_record
 from records.layout import RoundPaths
-from records.round import Round
 from records.unit_ids import UnitId
 
 pytestmark = [pytest.mark.full, pytest.mark.opencode, pytest.mark.browser, pytest.mark.slow]
@@ -104,16 +101,10 @@ def test_the_image_call_is_recorded_metered_and_in_the_unit_cost(paths: RoundPat
 
 
 def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
-    board = read_record(paths.leaderboard, Leaderboard)
-    found = read_record(paths.intervention, InterventionBoard)
-    frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
-    assert (found.schema_version, found.factor, found.baseline) == (3, "tools", "none")
-    assert found.agents == ARMS == [a.id for a in found.arms]
-    assert {a.id: a.sha256 for a in found.arms} == frozen
+    found, rows = compared_arms(paths, "tools", ARMS)
     assert [a.files for a in found.arms] == [[], ["AGENTS.md"], ["AGENTS.md"]]
     tools = [a.tool for a in found.arms]
     assert tools[0] == "" and "placeholder" in tools[1] and "gemini-2.5-flash-image" in tools[2]
-    rows = {(r.model_key, r.agent): r for r in board.units}
     placebo, image = found.effects
     assert (placebo.agent, image.agent) == ("placebo", "image-model")
     for effect in (placebo, image):
@@ -132,13 +123,7 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
 def test_the_site_shows_the_tools_the_hashes_and_the_image_calls(
     evidence: Path, tmp_path: Path
 ) -> None:
-    copy = copy_evidence(evidence, tmp_path / "evidence")
-    site = render_site(Round.load(ROUND, copy), tmp_path / "build")
-    page = (site / "agents.html").read_text()
-    found = read_record(RoundPaths(copy / ROUND).intervention, InterventionBoard)
-    assert "Tools arms compared" in page and "the <b>tools</b>" in page
-    for arm in found.arms:
-        assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
+    site, page, found = arms_page(evidence, tmp_path, ROUND, "tools")
     assert "Command: siteos-image: asks google/gemini-2.5-flash-image" in page
     assert "an image model" in page and "In cost:" in page
     unit = next(site.rglob("image-maker-via-image-model-r1.html")).read_text()

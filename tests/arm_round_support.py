@@ -1,0 +1,46 @@
+"""What the demo method, starter and tools rounds' end-to-end tests check alike: the arms as
+intervention.json compares them (the factor, the baseline, each arm's frozen hash) and the arms
+page of the rendered site (each arm's title and hash)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from site_fixture import copy_evidence
+
+from publish.render import render_site
+from records.evidence.round import RoundRecord
+from records.evidence.scoring import InterventionBoard, Leaderboard, LeaderboardRow
+from records.io import read_record
+from records.layout import RoundPaths
+from records.round import Round
+
+
+def compared_arms(
+    paths: RoundPaths, factor: str, arms: list[str]
+) -> tuple[InterventionBoard, dict[tuple[str, str], LeaderboardRow]]:
+    """intervention.json, checked against the round (its factor, baseline first, every arm with
+    the hash round.json froze), and the leaderboard's rows by (model, arm)."""
+    board = read_record(paths.leaderboard, Leaderboard)
+    found = read_record(paths.intervention, InterventionBoard)
+    frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
+    assert (found.schema_version, found.factor, found.baseline) == (3, factor, arms[0])
+    assert found.agents == arms == [a.id for a in found.arms]
+    assert {a.id: a.sha256 for a in found.arms} == frozen
+    assert {r.agent for r in board.units} == set(arms)
+    return found, {(r.model_key, r.agent): r for r in board.units}
+
+
+def arms_page(
+    evidence: Path, tmp_path: Path, round_id: str, factor: str
+) -> tuple[Path, str, InterventionBoard]:
+    """The built site of a copy of the round, its arms page (titled for the factor, naming each
+    arm with its hash) and intervention.json."""
+    copy = copy_evidence(evidence, tmp_path / "evidence")
+    site = render_site(Round.load(round_id, copy), tmp_path / "build")
+    page = (site / "agents.html").read_text()
+    found = read_record(RoundPaths(copy / round_id).intervention, InterventionBoard)
+    assert f"{factor.capitalize()} arms compared" in page and f"the <b>{factor}</b>" in page
+    for arm in found.arms:
+        assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
+    return site, page, found

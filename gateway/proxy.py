@@ -687,19 +687,26 @@ class _Handler(BaseHTTPRequestHandler):
         if admission.refusal is not None:
             record.status, record.refused = 400, admission.refusal
             proxy.settle(record)
-            sent = self._error(
-                400,
-                f"{admission.refusal_reason}: request refused by the benchmark harness",
-                protocol,
-                reason=admission.refusal,
-            )
-            record.response = sent.decode()
-            record.error_message = admission.refusal_reason
-            record.latency_ms = (time.monotonic() - started) * 1000
+            self._refuse(protocol, record, admission.refusal_reason, started)
             proxy.account(record, 0.0)
             proxy.write(record)
             return
         self._forward(protocol, forwarded, record, started, admission.reserved_usd)
+
+    def _refuse(
+        self, protocol: MeteredProtocol, record: ExchangeRecord, reason: str | None, started: float
+    ) -> None:
+        """Answer a request the harness refused (`record.refused`) with a 400 in the protocol's
+        error shape, and put the answer in its record."""
+        sent = self._error(
+            400,
+            f"{reason}: request refused by the benchmark harness",
+            protocol,
+            reason=record.refused,
+        )
+        record.response = sent.decode()
+        record.error_message = reason
+        record.latency_ms = (time.monotonic() - started) * 1000
 
     def _image(
         self, protocol: MeteredProtocol, body: dict[str, Any], started: float, when: str
@@ -720,15 +727,7 @@ class _Handler(BaseHTTPRequestHandler):
         )  # fmt: skip
         if admission.refusal is not None:
             record.status, record.refused = 400, admission.refusal
-            sent = self._error(
-                400,
-                f"{admission.refusal_reason}: request refused by the benchmark harness",
-                protocol,
-                reason=admission.refusal,
-            )
-            record.response = sent.decode()
-            record.error_message = admission.refusal_reason
-            record.latency_ms = (time.monotonic() - started) * 1000
+            self._refuse(protocol, record, admission.refusal_reason, started)
             proxy.account_image(record, 0.0)
             proxy.write(record)
             return

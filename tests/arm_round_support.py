@@ -1,16 +1,19 @@
 """What the demo method, starter and tools rounds' end-to-end tests check alike: the arms as
 intervention.json compares them (the factor, the baseline, each arm's frozen hash) and the arms
-page of the rendered site (each arm's title and hash)."""
+page of the rendered site (each arm's title and hash), the paired difference of the model that
+reacts to an arm, and the round built once per test module."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from demo_build import demo_build
 from site_fixture import copy_evidence
 
 from publish.render import render_site
 from records.evidence.round import RoundRecord
-from records.evidence.scoring import InterventionBoard, Leaderboard, LeaderboardRow
+from records.evidence.scoring import AgentEffect, InterventionBoard, Leaderboard, LeaderboardRow
 from records.io import read_record
 from records.layout import RoundPaths
 from records.round import Round
@@ -44,3 +47,35 @@ def arms_page(
     for arm in found.arms:
         assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
     return site, page, found
+
+
+def round_fixtures(round_id: str) -> tuple[object, object]:
+    """The module's `evidence` (the round built once, as its demo command builds it) and `paths`
+    (its RoundPaths) fixtures: `evidence, paths = round_fixtures(ROUND)`."""
+
+    @pytest.fixture(scope="module")
+    def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return demo_build(tmp_path_factory, round_id=round_id).pristine
+
+    @pytest.fixture(scope="module")
+    def paths(evidence: Path) -> RoundPaths:
+        return RoundPaths(evidence / round_id)
+
+    return evidence, paths
+
+
+def check_paired_difference(
+    effect: AgentEffect,
+    rows: dict[tuple[str, str], LeaderboardRow],
+    model: str,
+    baseline: str,
+) -> None:
+    """The effect's paired difference for `model` is its row in the effect's arm less its row in
+    the baseline, in total and in cost (the arm costs it more)."""
+    arm, base = rows[model, effect.agent], rows[model, baseline]
+    assert arm.total is not None and base.total is not None
+    totals = dict(zip(effect.models, effect.differences, strict=True))
+    assert totals[model] == pytest.approx(arm.total - base.total)
+    costs = dict(zip(effect.cost_models, effect.cost_differences, strict=True))
+    spent = (arm.cost_usd or 0) - (base.cost_usd or 0)
+    assert costs[model] == pytest.approx(spent, abs=1e-6) and spent > 0

@@ -15,8 +15,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from arm_round_support import arms_page, compared_arms
-from demo_build import demo_build
+from arm_round_support import arms_page, check_paired_difference, compared_arms, round_fixtures
 
 from records.evidence.round import RoundRecord
 from records.evidence.session import SessionRecord
@@ -29,15 +28,7 @@ ROUND = "demo-method"
 ARMS = ["none", "placebo", "tracer-bullets"]
 MODELS = ["method-reader", "strong-builder", "wide-footer"]
 
-
-@pytest.fixture(scope="module")
-def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return demo_build(tmp_path_factory, round_id=ROUND).pristine
-
-
-@pytest.fixture(scope="module")
-def paths(evidence: Path) -> RoundPaths:
-    return RoundPaths(evidence / ROUND)
+evidence, paths = round_fixtures(ROUND)
 
 
 def test_every_unit_records_its_arm_and_starts_from_the_arms_files(paths: RoundPaths) -> None:
@@ -69,12 +60,7 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
     by_model = dict(zip(tracer.models, tracer.differences, strict=True))
     assert by_model["method-reader"] > 0 and by_model["strong-builder"] == 0
     assert by_model["wide-footer"] == 0
-    reader = rows["method-reader", "tracer-bullets"], rows["method-reader", "none"]
-    assert reader[0].total is not None and reader[1].total is not None
-    assert by_model["method-reader"] == pytest.approx(reader[0].total - reader[1].total)
-    costs = dict(zip(tracer.cost_models, tracer.cost_differences, strict=True))
-    spent = (reader[0].cost_usd or 0) - (reader[1].cost_usd or 0)
-    assert costs["method-reader"] == pytest.approx(spent, abs=1e-6) and spent > 0
+    check_paired_difference(tracer, rows, "method-reader", "none")
     assert tracer.mean_cost_difference is not None and tracer.cost_low is not None
 
 

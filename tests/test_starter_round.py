@@ -17,8 +17,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from arm_round_support import arms_page, compared_arms
-from demo_build import demo_build
+from arm_round_support import arms_page, check_paired_difference, compared_arms, round_fixtures
 
 from records.evidence.evaluation import EvaluationResult
 from records.evidence.round import RoundRecord
@@ -32,15 +31,7 @@ ROUND = "demo-starter"
 ARMS = ["plain", "storybook"]
 MODELS = ["catalogue-reader", "strong-builder", "wide-footer"]
 
-
-@pytest.fixture(scope="module")
-def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return demo_build(tmp_path_factory, round_id=ROUND).pristine
-
-
-@pytest.fixture(scope="module")
-def paths(evidence: Path) -> RoundPaths:
-    return RoundPaths(evidence / ROUND)
+evidence, paths = round_fixtures(ROUND)
 
 
 def test_every_unit_records_its_arm_and_starts_from_the_arms_files(paths: RoundPaths) -> None:
@@ -97,12 +88,7 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
     by_model = dict(zip(storybook.models, storybook.differences, strict=True))
     assert by_model["catalogue-reader"] > 0
     assert by_model["strong-builder"] == by_model["wide-footer"] == 0
-    reader = rows["catalogue-reader", "storybook"], rows["catalogue-reader", "plain"]
-    assert reader[0].total is not None and reader[1].total is not None
-    assert by_model["catalogue-reader"] == pytest.approx(reader[0].total - reader[1].total)
-    costs = dict(zip(storybook.cost_models, storybook.cost_differences, strict=True))
-    spent = (reader[0].cost_usd or 0) - (reader[1].cost_usd or 0)
-    assert costs["catalogue-reader"] == pytest.approx(spent, abs=1e-6) and spent > 0
+    check_paired_difference(storybook, rows, "catalogue-reader", "plain")
     assert storybook.mean_cost_difference is not None and storybook.cost_low is not None
 
 

@@ -16,8 +16,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from arm_round_support import arms_page, compared_arms
-from demo_build import demo_build
+from arm_round_support import arms_page, compared_arms, round_fixtures
 
 from records.evidence.gateway import read_exchanges
 from records.evidence.round import RoundRecord
@@ -33,15 +32,7 @@ MODELS = ["image-maker", "strong-builder", "wide-footer"]
 HERO = "public/media/hero.png"
 IMAGE_COST = 0.0387  # one image call on the simulator's google/gemini-2.5-flash-image
 
-
-@pytest.fixture(scope="module")
-def evidence(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return demo_build(tmp_path_factory, round_id=ROUND).pristine
-
-
-@pytest.fixture(scope="module")
-def paths(evidence: Path) -> RoundPaths:
-    return RoundPaths(evidence / ROUND)
+evidence, paths = round_fixtures(ROUND)
 
 
 def archive(paths: RoundPaths, unit: str) -> dict[str, bytes]:

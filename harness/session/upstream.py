@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.budget import Prices
-from gateway.client import OpenRouterClient
+from gateway.client import ModelInfo, OpenRouterClient
 from gateway.proxy import RecordingProxy
 from gateway.simulator import Simulator
 from records.evidence.gateway import GatewayPolicy
@@ -90,37 +90,45 @@ def simulated_image_routes(settings: RoundSettings) -> list[dict[str, Any]]:
     return [snapshot_image_route(r) for r in sorted(r for r in routes if r)]
 
 
-def image_route(upstream: Upstream, tool: ImageTool | None) -> ImageRoute | None:
-    """The upstream catalogue's record of the tool's image route (`GET /models`, free), for the
-    proxy's image calls; None for no tool or a placeholder. A route the upstream does not list,
-    or lists without image output, is refused (RecordError names it)."""
+def list_catalogue(upstream: Upstream) -> list[ModelInfo]:
+    """The upstream's catalogue (`GET /models`, free)."""
+    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
+        return client.list_models()
+
+
+def image_route(
+    upstream: Upstream, tool: ImageTool | None, models: list[ModelInfo] | None = None
+) -> ImageRoute | None:
+    """The upstream catalogue's record of the tool's image route (`models`, else `GET /models`),
+    for the proxy's image calls; None for no tool or a placeholder. A route the upstream does not
+    list, or lists without image output, is refused (RecordError names it)."""
     if tool is None or tool.route is None:
         return None
-    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
-        for model in client.list_models():
-            if model.id == tool.route:
-                return ImageRoute.from_record(model.model_dump())
+    for model in list_catalogue(upstream) if models is None else models:
+        if model.id == tool.route:
+            return ImageRoute.from_record(model.model_dump())
     raise RecordError(f"image route {tool.route!r}: not in the gateway's catalogue (/models)")
 
 
-def catalogue_prices(upstream: Upstream, route: str) -> Prices | None:
-    """The route's catalogue prices, maximum output and context window (`GET /models`, free), for
-    the proxy's hard budget and the agents that must be told the window. The maximum output:
-    `top_provider.max_completion_tokens`, else the context length (an answer never outgrows its
-    context window), else unknown."""
-    with OpenRouterClient(upstream.base_url, upstream.api_key) as client:
-        for model in client.list_models():
-            if model.id == route:
-                top = model.top_provider or {}
-                most = top.get("max_completion_tokens") or model.context_length
-                pricing = model.pricing
-                window = model.context_length
-                return Prices(
-                    pricing.per_token("prompt"),
-                    pricing.per_token("completion"),
-                    most if isinstance(most, int) and most > 0 else None,
-                    window if isinstance(window, int) and window > 0 else None,
-                )
+def catalogue_prices(
+    upstream: Upstream, route: str, models: list[ModelInfo] | None = None
+) -> Prices | None:
+    """The route's catalogue prices, maximum output and context window (`models`, else `GET
+    /models`), for the proxy's hard budget and the agents that must be told the window. The
+    maximum output: `top_provider.max_completion_tokens`, else the context length (an answer
+    never outgrows its context window), else unknown."""
+    for model in list_catalogue(upstream) if models is None else models:
+        if model.id == route:
+            top = model.top_provider or {}
+            most = top.get("max_completion_tokens") or model.context_length
+            pricing = model.pricing
+            window = model.context_length
+            return Prices(
+                pricing.per_token("prompt"),
+                pricing.per_token("completion"),
+                most if isinstance(most, int) and most > 0 else None,
+                window if isinstance(window, int) and window > 0 else None,
+            )
     return None
 
 
@@ -148,6 +156,7 @@ def unit_proxy(
     (catalogue prices), and `stall_seconds` (default: the round's outage window) as the longest
     a stream may bring no data, with keep-alives or in silence. A tools arm's `tool` names the
     image route the proxy allows image calls on (metered against the same budget)."""
+    models = list_catalogue(upstream)  # once: the route's prices and the tool's image route
     proxy = RecordingProxy(
         upstream=upstream.base_url,
         api_key=upstream.api_key,
@@ -157,10 +166,10 @@ def unit_proxy(
         budget_usd=settings.ceilings.budget_usd,
         socket_path=socket_path,
         fetch_generation=upstream.paid,
-        prices=catalogue_prices(upstream, candidate.route),
+        prices=catalogue_prices(upstream, candidate.route, models),
         stall_seconds=stall_seconds or settings.ceilings.outage_seconds,
         upstream_read_timeout=stall_seconds or settings.ceilings.outage_seconds,
-        image_route=image_route(upstream, tool),
+        image_route=image_route(upstream, tool, models),
     )
     with proxy:
         yield proxy

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from records.base import Frozen
 from records.io import RecordError
-from records.layout import BENCHMARK_DIR, REPO_ROOT
+from records.layout import REPO_ROOT
 
 COMMAND: Literal["siteos-image"] = "siteos-image"
 TOOL_SCRIPT = REPO_ROOT / "harness" / "session" / "tools" / COMMAND
@@ -101,14 +101,13 @@ class ImageRoute(Frozen):
         )
 
 
-SNAPSHOT = BENCHMARK_DIR / "catalogue" / "openrouter-2026-08-22.json"
-
-
-def snapshot_image_route(route: str, snapshot: Path = SNAPSHOT) -> dict[str, Any]:
-    """The committed catalogue snapshot's record of an image-output route (errors name it)."""
+def snapshot_image_route(route: str, snapshot: Path | None = None) -> dict[str, Any]:
+    """The committed catalogue snapshot's (or `snapshot`'s) record of an image-output route
+    (errors name it)."""
     # imported here: records.catalogue imports the round inputs, which import the arms (this)
-    from records.catalogue import load_snapshot
+    from records.catalogue import DEFAULT_SNAPSHOT, load_snapshot
 
+    snapshot = snapshot or DEFAULT_SNAPSHOT
     catalogue = load_snapshot(snapshot)
     record = catalogue.raw.get(route)
     if record is None:

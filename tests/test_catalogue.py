@@ -246,7 +246,7 @@ def test_cli_exit_status_table_and_json(tmp_path: Path, capsys: pytest.CaptureFi
     printed = capsys.readouterr().out
     assert "devstral (mistralai/devstral-2512): present:" in printed
     report = read_record(out, CatalogueReport)
-    assert report.schema_version == 2 and report.round_id == "round-0"
+    assert report.schema_version == 3 and report.round_id == "round-0"
     assert report.catalogue.location == "benchmark/catalogue/openrouter-2026-08-22.json"
 
 
@@ -447,3 +447,44 @@ def test_evidence_viewer_pages_carry_the_round_label() -> None:
     )
     assert '<p class="kind">Rehearsal round round-0-rehearsal: every model is a script &lt;' in page
     assert '<p class="kind">' not in viewer_html("r/o.json", "{}", 2, None, "evidence/x.html")
+
+
+def test_a_tools_round_s_image_route_is_checked_before_anything_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo tools round's simulator lists its image route; a gateway catalogue without it, or
+    with it but no image output, refuses the catalogue stage and names the arm."""
+    from harness.catalogue import check_image_routes, stage
+
+    rnd = Round.load("demo-tools", tmp_path)
+    assert stage.catalogue_stage(rnd)
+    report = stage.read_report(rnd)
+    assert report is not None and report.schema_version == 3
+    assert not [m for m in report.mismatches if m.field == "image_route"]
+
+    snapshot = load_snapshot(DEFAULT_SNAPSHOT)
+    route = "google/gemini-2.5-flash-image"
+    listed = snapshot.listed_records()
+    assert check_image_routes(rnd.arms, catalogue_from_models(listed, base_url="x")) == []
+    without = [r for r in listed if r["id"] != route]
+    text_only = [
+        {**r, "architecture": {**r["architecture"], "output_modalities": ["text"]}}
+        if r["id"] == route
+        else r
+        for r in listed
+    ]
+    for records, found in ((without, "absent"), (text_only, "no image output")):
+        catalogue = catalogue_from_models(records, base_url="http://gw")
+        [miss] = check_image_routes(rnd.arms, catalogue)
+        assert (miss.key, miss.route, miss.field, miss.found) == (
+            "image-model",
+            route,
+            "image_route",
+            found,
+        )
+        monkeypatch.setattr(stage, "fetch_live_catalogue", lambda _s, c=catalogue: c)
+        again = Round.load("demo-tools", tmp_path / found.replace(" ", "-"))
+        assert not stage.catalogue_stage(again)
+        out = capsys.readouterr().out
+        assert "refused: the image route of the tools arm(s) image-model" in out
+        assert "image-model (google/gemini-2.5-flash-image): image_route:" in out

@@ -6,7 +6,12 @@
 fetches `/api/v1/models`.
 """
 
-from harness.catalogue.check import check_candidate, check_cohort, render_table
+from harness.catalogue.check import (
+    check_candidate,
+    check_cohort,
+    check_image_routes,
+    render_table,
+)
 from records.catalogue import (
     DEFAULT_SNAPSHOT,
     Catalogue,
@@ -26,6 +31,7 @@ __all__ = [
     "catalogue_from_models",
     "check_candidate",
     "check_cohort",
+    "check_image_routes",
     "load_snapshot",
     "render_table",
 ]

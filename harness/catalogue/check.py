@@ -20,10 +20,15 @@ Every mismatch names the candidate, the route and the field, and has a kind:
   Still a failed catalogue gate (not testable at preflight), but not a mistake in the cohort:
   the check passes with it. Only a route some capture listed can be disclosed; a route no
   capture ever listed is a `route` mismatch whatever the cohort says.
+
+A tools round's image routes (each gateway arm's `tool.route`) are checked too, as field
+`image_route` (keyed by the arm): listed, with image output. Such a mismatch refuses the catalogue
+stage: the arm could not make a single image, and nothing has been spent yet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -38,7 +43,10 @@ from records.evidence.catalogue import (
     RouteCheck,
 )
 from records.hashing import file_sha256
+from records.image_tool import ImageRoute
 from records.inputs import Candidate, Cohort
+from records.interventions import Arm
+from records.io import RecordError
 
 OPENCODE_MAX_TOKENS = 32_000  # OpenCode 1.17.18 sends max_tokens 32000 on every request
 
@@ -317,19 +325,53 @@ def check_candidate(candidate: Candidate, catalogue: Catalogue) -> RouteCheck:
     )  # fmt: skip
 
 
+def check_image_routes(arms: Sequence[Arm], catalogue: Catalogue) -> list[Mismatch]:
+    """Each tools arm's image route (a gateway backend's `tool.route`) against the catalogue:
+    listed, and its record outputs images. One mismatch per arm that could not run."""
+    found: list[Mismatch] = []
+    for arm in arms:
+        tool = arm.manifest.tool
+        if tool is None or tool.route is None:
+            continue
+        route, where = catalogue.get(tool.route), catalogue.source.location
+        if route is None or not route.listed:
+            seen = "absent" if route is None else "delisted"
+            why = f"{tool.route} is {seen} in the gateway's catalogue ({where})"
+        else:
+            try:
+                ImageRoute.from_record(catalogue.raw[tool.route])
+                continue
+            except RecordError as exc:
+                seen, why = "no image output", str(exc)
+        found.append(
+            Mismatch(
+                key=arm.id,
+                route=tool.route,
+                field="image_route",
+                kind="route",
+                expected="listed, with image output",
+                found=seen,
+                detail=f"the tools arm {arm.id!r} cannot make an image: {why}",
+            )  # fmt: skip
+        )
+    return found
+
+
 def check_cohort(
     cohort: Cohort,
     catalogue: Catalogue,
     *,
     round_id: str | None = None,
     cohort_path: Path | None = None,
+    arms: Sequence[Arm] = (),
 ) -> CatalogueReport:
-    """Every route of the cohort, in cohort order; `passed` when nothing mismatches but the gaps
-    the cohort discloses."""
+    """Every route of the cohort, in cohort order, then the `arms`' image routes; `passed` when
+    nothing mismatches but the gaps the cohort discloses."""
     routes = [check_candidate(c, catalogue) for c in cohort.candidates]
     cohort_file = display_path(cohort_path) if cohort_path else None
     mismatches, notes = _recorded_catalogue(cohort, catalogue, cohort_file)
     mismatches += [m for r in routes for m in r.mismatches]
+    mismatches += check_image_routes(arms, catalogue)
     return CatalogueReport(
         round_id=round_id,
         cohort_id=cohort.cohort_id,

@@ -7,7 +7,8 @@ round's simulator for a demo or rehearsal), prints the table, and writes the rep
 `evidence/<round>/catalogue.json`. Route mismatches are reported and left to the preflight, which
 records those routes as not testable (class `catalogue`) through the same check. An input mismatch
 (the cohort file contradicts the catalogue, e.g. a reasoning policy) fails the stage: fix the cohort
-before the round is frozen.
+before the round is frozen. So does a tools arm whose image route the catalogue does not list with
+image output: that arm could not make an image.
 
 `price_lines(rnd)` is what the spend announcement says about prices, from that report.
 """
@@ -28,7 +29,9 @@ def catalogue_stage(rnd: Round) -> bool:
     except LiveCatalogueUnavailable as exc:
         print(f"catalogue check of round {round_id!r}: {exc}")
         return False
-    report = check_cohort(cohort, catalogue, round_id=round_id, cohort_path=settings.cohort_path)
+    report = check_cohort(
+        cohort, catalogue, round_id=round_id, cohort_path=settings.cohort_path, arms=rnd.arms
+    )
     paths = rnd.paths
     kept = move_to_history([paths.catalogue], paths.history)  # write-once: never replaced
     if kept is not None:
@@ -36,7 +39,8 @@ def catalogue_stage(rnd: Round) -> bool:
     write_record(paths.catalogue, report)
     print(render_table(report), end="")
     inputs = [m for m in report.mismatches if m.kind == "input"]
-    routes = [m for m in report.mismatches if m.kind != "input"]
+    images = [m for m in report.mismatches if m.field == "image_route"]
+    routes = [m for m in report.mismatches if m.kind != "input" and m not in images]
     if routes:
         print(
             f"{len(routes)} route(s) failing the catalogue gate (mismatched or disclosed): the "
@@ -47,7 +51,14 @@ def catalogue_stage(rnd: Round) -> bool:
             f"refused: {len(inputs)} input mismatch(es) in {settings.cohort}: fix the cohort file "
             "(it is not frozen while no unit is scored) and run again"
         )
-    return not inputs
+    if images:
+        arms = ", ".join(m.key for m in images)
+        print(
+            f"refused: the image route of the tools arm(s) {arms} is not an image-output route "
+            "of the gateway's catalogue: fix the arm's tool.route (or the round's arms) and run "
+            "again; nothing was spent"
+        )
+    return not inputs and not images
 
 
 def read_report(rnd: Round) -> CatalogueReport | None:

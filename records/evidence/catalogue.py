@@ -12,7 +12,14 @@ from records.inputs import CatalogueRef
 
 Policy = Literal["high", "default"]
 MismatchField = Literal[
-    "present", "canonical_slug", "tools", "tool_choice", "reasoning", "catalogue", "provider"
+    "present",
+    "canonical_slug",
+    "tools",
+    "tool_choice",
+    "reasoning",
+    "catalogue",
+    "provider",
+    "image_route",
 ]
 
 
@@ -99,8 +106,10 @@ class RouteCheck(Frozen):
 
 
 class CatalogueReport(Frozen):
-    schema_version: Literal[1, 2] = Field(
-        default=2, description="2: mismatches of kind `disclosed` (a cohort's `unlisted` route)"
+    schema_version: Literal[1, 2, 3] = Field(
+        default=3,
+        description="2: mismatches of kind `disclosed` (a cohort's `unlisted` route); 3: of field "
+        "`image_route` (a tools arm's image route, keyed by the arm)",
     )
     round_id: str | None = None
     cohort_id: str

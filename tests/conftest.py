@@ -121,6 +121,24 @@ def pytest_runtest_protocol(item: pytest.Item) -> object:
             _SAMPLERS[0].label = "(between tests)"
 
 
+NO_SKIPS_ENV = "SITEOS_TEST_NO_SKIPS"
+"""Set by scripts/test after its setup: every binary and namespace a test needs is there, so a
+test that skips (a `skipif` guard, `pytest.skip`, `importorskip`) fails instead of passing."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    report: pytest.TestReport = yield
+    if report.skipped and not hasattr(report, "wasxfail") and os.environ.get(NO_SKIPS_ENV) == "1":
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} skipped under scripts/test ({NO_SKIPS_ENV}=1), whose setup installs "
+            f"everything the suite needs: {reason}"
+        )
+    return report
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if not _SAMPLERS:
         return

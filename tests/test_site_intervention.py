@@ -135,15 +135,21 @@ def test_the_paired_difference_is_intervention_json(
     assert compared.effects, "an intervention round compares at least one agent"
     for effect in compared.effects:
         paired = dict(zip(effect.models, effect.differences, strict=True))
+        costs = dict(zip(effect.cost_models, effect.cost_differences, strict=True))
         for key, row in rows.items():
             cell = shown(cells(row, "sb-num sb-diff")[effect.agent])
+            total, _, cost = cell.partition(" cost ")
             if key in paired:
-                assert number(cell) == pytest.approx(paired[key], abs=0.05), key
+                assert number(total) == pytest.approx(paired[key], abs=0.05), key
             else:
                 assert cell.startswith("— not paired"), (key, cell)
+            if key in costs:  # the cost difference beneath it, to the cent (or 0.0001 below one)
+                assert number(cost) == pytest.approx(costs[key], abs=0.005), (key, cell)
+            else:
+                assert not cost, (key, cell)
         numbers = html.split(f'class="sb-cards sb-effect" data-agent="{effect.agent}">')[1]
         values = re.findall(r"<b>([^<]+)</b>", numbers.split("</div>\n</div>")[0])
-        mean, interval, count, verdict = values
+        mean, interval, count, verdict, cost_mean, cost_interval = values
         assert effect.mean_difference is not None
         assert number(mean) == pytest.approx(effect.mean_difference, abs=0.05)
         if effect.low is None or effect.high is None:
@@ -156,6 +162,14 @@ def test_the_paired_difference_is_intervention_json(
         assert f"separated: {effect.separated}" in numbers
         words = {"above": "higher", "below": "lower", "overlaps": "not separated"}
         assert verdict == words.get(effect.separated, "no interval")
+        assert effect.mean_cost_difference is not None
+        assert number(cost_mean) == pytest.approx(effect.mean_cost_difference, abs=0.005)
+        if effect.cost_low is None or effect.cost_high is None:
+            assert cost_interval == "—"
+        else:
+            low, high = cost_interval.split(" to ")
+            assert number(low) == pytest.approx(effect.cost_low, abs=0.005)
+            assert number(high) == pytest.approx(effect.cost_high, abs=0.005)
 
 
 def test_the_headline_says_what_the_round_can_detect(

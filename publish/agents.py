@@ -39,15 +39,26 @@ def signed(value: float | None) -> str:
     return ("+" if value > 0 else "−") + fmt_points(abs(value))
 
 
-def signed_cost(value: float | None) -> str:
-    """A cost difference in USD with its sign (`+$0.0123`, `−$0.50`, `$0`); `—` when none."""
+def signed_cost(value: float | None, places: int | None = None) -> str:
+    """A cost difference in USD with its sign (`+$0.0123`, `−$0.50`, `$0`); `—` when none.
+    Cents, or four places below a cent (`places` fixes them)."""
     if value is None:
         return "—"
     if value == 0:
         return "$0"
     size = abs(value)
-    text = f"{size:,.2f}" if size >= 0.01 else f"{size:.4f}"
-    return ("+" if value > 0 else "−") + "$" + text
+    if places is None:
+        places = 2 if size >= 0.01 else 4
+    return ("+" if value > 0 else "−") + "$" + f"{size:,.{places}f}"
+
+
+def cost_interval(low: float | None, high: float | None) -> str:
+    """A cost interval with both ends to the same places (`−$0.0081 to +$0.0131`, not `to
+    +$0.01`): four when either end is below a cent; `—` when there is none."""
+    if low is None or high is None:
+        return "—"
+    places = 4 if any(0 < abs(v) < 0.01 for v in (low, high)) else 2
+    return f"{signed_cost(low, places)} to {signed_cost(high, places)}"
 
 
 @dataclass(frozen=True)

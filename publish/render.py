@@ -27,7 +27,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from publish.agents import agents_view, signed, signed_cost
+from publish.agents import agents_view, cost_interval, signed, signed_cost
 from publish.banner import round_banner, round_facts, round_label
 from publish.charts import frontier, plotted, score_cost_svg
 from publish.downloads import leaderboard_csv, provisional_json
@@ -206,6 +206,7 @@ def environment() -> Environment:
         distinct=distinct,
         signed=signed,
         signed_cost=signed_cost,
+        cost_interval=cost_interval,
         agent=agent_label,
     )
     env.globals.update(offset=_offset, tool_view=tool_view, code=code_html)

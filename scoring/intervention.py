@@ -25,7 +25,7 @@ from records.evidence.scoring import (
     LeaderboardRow,
 )
 from records.interventions import Factor
-from scoring.uncertainty import mean_interval
+from scoring.uncertainty import DIFFERENCE_BOUNDS, mean_interval
 
 
 def counted(row: LeaderboardRow) -> bool:
@@ -74,11 +74,12 @@ def effect(agent: str, baseline: str, models: list[InterventionModel]) -> AgentE
             found.cost_low, found.cost_high = round(spent.low, 6), round(spent.high, 6)
     if not differences:
         return found
-    interval = mean_interval(differences)
+    interval = mean_interval(differences, bounds=DIFFERENCE_BOUNDS)
     found.mean_difference = round(interval.mean, 4)
     if interval.low is None or interval.high is None:
         return found
     found.low, found.high = round(interval.low, 4), round(interval.high, 4)
+    found.clipped = interval.clipped
     found.separated = "above" if interval.low > 0 else "below" if interval.high < 0 else "overlaps"
     return found
 

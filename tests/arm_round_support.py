@@ -27,7 +27,7 @@ def compared_arms(
     board = read_record(paths.leaderboard, Leaderboard)
     found = read_record(paths.intervention, InterventionBoard)
     frozen = read_record(paths.round_json, RoundRecord).inputs.arms_sha256
-    assert (found.schema_version, found.factor, found.baseline) == (3, factor, arms[0])
+    assert (found.schema_version, found.factor, found.baseline) == (4, factor, arms[0])
     assert found.agents == arms == [a.id for a in found.arms]
     assert {a.id: a.sha256 for a in found.arms} == frozen
     assert {r.agent for r in board.units} == set(arms)

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from scoring_support import make_round, make_unit, result, session
 
-from records.evidence.scoring import ArmInfo, InterventionBoard
+from records.evidence.scoring import ArmInfo, ArmScore, InterventionBoard, InterventionModel
 from records.io import read_record
+from scoring.claims import difference
+from scoring.intervention import effect
 from scoring.pipeline import score_context
 from scoring.uncertainty import mean_interval
 
@@ -52,7 +54,7 @@ def _board(tmp_path: Path) -> InterventionBoard:
 
 def test_each_arm_is_compared_with_the_baseline_in_total_and_in_cost(tmp_path: Path) -> None:
     board = _board(tmp_path)
-    assert (board.schema_version, board.factor, board.baseline) == (3, "method", "none")
+    assert (board.schema_version, board.factor, board.baseline) == (4, "method", "none")
     assert board.agents == list(ARMS) and board.arms == list(INFO)
     placebo, tracer = board.effects
     models = sorted(UNITS)
@@ -104,3 +106,26 @@ def test_an_intervention_json_of_schema_2_loads_its_arms_without_a_tool(tmp_path
     path.write_text(json.dumps(data))
     found = read_record(path, InterventionBoard)
     assert [a.tool for a in found.arms] == ["", "", ""] and found.factor == "method"
+
+
+def test_an_effect_s_interval_is_cut_where_a_difference_ends_as_the_claims_cut_it() -> None:
+    """Three paired models, +61, 0 and 0 points: the t-interval (-67.2 to +107.8) reaches past
+    what a difference of two 100-point totals can be; it is cut at +100 and marked, the same
+    interval the page's "what these runs could detect" sentence gives."""
+    gains = {"reader": 61.0, "builder": 0.0, "footer": 0.0}
+
+    def arm(name: str, total: float) -> ArmScore:
+        return ArmScore(agent=name, units=[f"u-{name}"], totals=[total], mean_total=total)
+
+    models = [
+        InterventionModel(model_key=k, display_name=k, arms=[arm("none", 30), arm("m", 30 + g)])
+        for k, g in gains.items()
+    ]
+    found = effect("m", "none", models)
+    raw = mean_interval(list(gains.values()))
+    assert raw.high is not None and raw.high > 100
+    assert (found.low, found.high, found.clipped) == (pytest.approx(raw.low, abs=1e-4), 100, True)
+    claim = difference("", "", "m", "none", found.differences)
+    assert (claim.low, claim.high) == (found.low, found.high)
+    within = effect("m", "none", [m for m in models if m.model_key != "reader"] * 2)
+    assert (within.low, within.high, within.clipped) == (0, 0, False)

@@ -681,8 +681,17 @@ class AgentEffect(Record):
     models: list[str] = Field(description="the models paired (a total under both agents)")
     differences: list[float] = Field(description="per paired model, in `models` order")
     mean_difference: float | None = None
-    low: float | None = Field(default=None, description="95% t-interval (two models or more)")
+    low: float | None = Field(
+        default=None,
+        description="95% t-interval (two models or more); schema 4: cut at -100 and 100, the "
+        "bounds of a difference of two totals (`clipped`)",
+    )
     high: float | None = None
+    clipped: bool = Field(
+        default=False,
+        description="schema 4: the interval reached past -100 or 100 and is cut there (older "
+        "files: not cut, and False)",
+    )
     separated: Literal["above", "below", "overlaps", "unknown"] = Field(
         default="unknown",
         description="the interval wholly above zero (the agent scored higher), wholly below, "
@@ -708,9 +717,12 @@ class InterventionBoard(Root):
     every arm, and each arm's effect is its paired difference from the baseline arm (the round's
     first), in total and, schema 2, in metered cost. Schema 2 adds `factor`, `arms`, each arm's
     costs and each effect's cost difference; schema 1 files load as the agent factor without
-    them. Schema 3: each arm's `tool` (a tools arm's command; "" in older files)."""
+    them. Schema 3: each arm's `tool` (a tools arm's command; "" in older files). Schema 4: an
+    effect's total interval is cut at the bounds of a difference (-100 to 100, `clipped`), as the
+    leaderboard's intervals and the claims' are; older files load with their intervals as
+    written."""
 
-    schema_version: int = 3
+    schema_version: int = 4
     round_id: str
     leaderboard_sha256: str
     standing: Standing

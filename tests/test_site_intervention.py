@@ -127,6 +127,19 @@ def test_each_models_total_per_agent_is_intervention_json_with_its_units_linked(
         assert "not testable" in shown(cells(rows[key], "sb-arm")[agent]), (key, agent)
 
 
+def check_card(
+    mean: str, interval: str, value: float | None, low: float | None, high: float | None, to: float
+) -> None:
+    """A mean card and its interval card show intervention.json's numbers (to `to`)."""
+    assert value is not None and number(mean) == pytest.approx(value, abs=to)
+    if low is None or high is None:
+        assert interval == "—"
+    else:
+        shown_low, shown_high = interval.split(" to ")
+        assert number(shown_low) == pytest.approx(low, abs=to)
+        assert number(shown_high) == pytest.approx(high, abs=to)
+
+
 def test_the_paired_difference_is_intervention_json(
     built: Path, compared: InterventionBoard
 ) -> None:
@@ -150,26 +163,15 @@ def test_the_paired_difference_is_intervention_json(
         numbers = html.split(f'class="sb-cards sb-effect" data-agent="{effect.agent}">')[1]
         values = re.findall(r"<b>([^<]+)</b>", numbers.split("</div>\n</div>")[0])
         mean, interval, count, verdict, cost_mean, cost_interval = values
-        assert effect.mean_difference is not None
-        assert number(mean) == pytest.approx(effect.mean_difference, abs=0.05)
-        if effect.low is None or effect.high is None:
-            assert interval == "—"
-        else:
-            low, high = interval.split(" to ")
-            assert number(low) == pytest.approx(effect.low, abs=0.05)
-            assert number(high) == pytest.approx(effect.high, abs=0.05)
+        check_card(mean, interval, effect.mean_difference, effect.low, effect.high, 0.05)
         assert int(count) == len(effect.models)
         assert f"separated: {effect.separated}" in numbers
         words = {"above": "higher", "below": "lower", "overlaps": "not separated"}
         assert verdict == words.get(effect.separated, "no interval")
-        assert effect.mean_cost_difference is not None
-        assert number(cost_mean) == pytest.approx(effect.mean_cost_difference, abs=0.005)
-        if effect.cost_low is None or effect.cost_high is None:
-            assert cost_interval == "—"
-        else:
-            low, high = cost_interval.split(" to ")
-            assert number(low) == pytest.approx(effect.cost_low, abs=0.005)
-            assert number(high) == pytest.approx(effect.cost_high, abs=0.005)
+        check_card(
+            cost_mean, cost_interval, effect.mean_cost_difference, effect.cost_low,
+            effect.cost_high, 0.005,
+        )  # fmt: skip
 
 
 def test_the_headline_says_what_the_round_can_detect(

@@ -10,6 +10,7 @@ interrupted build never leaves a half site.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -18,7 +19,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -633,14 +634,25 @@ def mkdocs_build(docs: Path, site: Path, epoch: int = 0, banner: str = "") -> No
         )
 
 
-def _swap(new: Path, final: Path) -> None:
-    """Put `new` in place of `final` (the old one moved aside first under a name of its own, so
-    two renders into one build folder never remove each other's folders)."""
+def _swap(new: Path, final: Path, attempts: int = 20) -> None:
+    """Put `new` in place of `final`: whatever stands there is moved aside into a folder of this
+    swap's own, then `new` renamed in; when another render's folder lands in between, it is moved
+    aside too and the rename tried again (the last render wins; none fails or removes another's
+    working folder)."""
     old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old."))
-    if final.exists():
-        final.replace(old)
-    new.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        for n in range(attempts):
+            with suppress(FileNotFoundError):
+                final.replace(old / str(n))
+            try:
+                new.rename(final)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+        raise SiteBuildError(f"{final}: another render kept replacing it ({attempts} attempts)")
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def render_site(rnd: Round, build_dir: Path = BUILD_DIR) -> Path:

@@ -19,7 +19,7 @@ from gateway_support import drive, loopback_only
 from gateway.errors import ErrorClass
 from gateway.proxy import RecordingProxy
 from gateway.simulator import Simulator, load_script
-from harness.session.upstream import Upstream, catalogue_prices
+from harness.session.upstream import Upstream, catalogue_prices, list_catalogue
 from records.evidence.gateway import GatewayPolicy, GatewaySummary, read_exchanges, summarize
 from records.inputs import load_cohort, load_round
 from records.layout import BENCHMARK_DIR, REPO_ROOT
@@ -58,7 +58,9 @@ def run(
         policy=GatewayPolicy(reasoning=candidate.reasoning),
         step_ceiling=SETTINGS.ceilings.steps,
         budget_usd=kwargs.pop("budget_usd", SETTINGS.ceilings.budget_usd),
-        prices=catalogue_prices(Upstream("simulator", sim.base_url, "sk-demo"), candidate.route),
+        prices=catalogue_prices(
+            candidate.route, list_catalogue(Upstream("simulator", sim.base_url, "sk-demo"))
+        ),
         stall_seconds=kwargs.pop("stall_seconds", SETTINGS.ceilings.outage_seconds),
     ) as proxy:
         # max_tokens as OpenCode 1.17.18 sends it

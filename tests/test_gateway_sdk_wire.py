@@ -26,7 +26,7 @@ from gateway_support import loopback_only, script, sse_payloads, system_prompt, 
 from gateway.proxy import RecordingProxy, relayed_headers
 from gateway.simulator import Simulator
 from harness.reconcile import key_usage, key_usage_after, reconcile
-from harness.session.upstream import Upstream, catalogue_prices
+from harness.session.upstream import Upstream, catalogue_prices, list_catalogue
 from records.evidence.gateway import ErrorClass, ExchangeRecord, read_exchanges, summarize
 
 KEY = "sk-or-v1-wire-test-key"
@@ -70,7 +70,7 @@ def wire_proxy(
 ) -> Iterator[RecordingProxy]:
     """The proxy as a paid round's unit runs it: the route's catalogue prices and maximum output
     (`catalogue_prices`), the hard budget, and a generation lookup for every exchange."""
-    prices = catalogue_prices(upstream(sim), model)
+    prices = catalogue_prices(model, list_catalogue(upstream(sim)))
     with RecordingProxy(
         upstream=sim.base_url, api_key=KEY, log_path=log, budget_usd=budget_usd, prices=prices,
         fetch_generation=True, stall_seconds=20,

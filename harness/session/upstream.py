@@ -96,28 +96,24 @@ def list_catalogue(upstream: Upstream) -> list[ModelInfo]:
         return client.list_models()
 
 
-def image_route(
-    upstream: Upstream, tool: ImageTool | None, models: list[ModelInfo] | None = None
-) -> ImageRoute | None:
-    """The upstream catalogue's record of the tool's image route (`models`, else `GET /models`),
-    for the proxy's image calls; None for no tool or a placeholder. A route the upstream does not
-    list, or lists without image output, is refused (RecordError names it)."""
+def image_route(tool: ImageTool | None, models: list[ModelInfo]) -> ImageRoute | None:
+    """The catalogue's (`models`) record of the tool's image route, for the proxy's image calls;
+    None for no tool or a placeholder. A route the catalogue does not list, or lists without
+    image output, is refused (RecordError names it)."""
     if tool is None or tool.route is None:
         return None
-    for model in list_catalogue(upstream) if models is None else models:
+    for model in models:
         if model.id == tool.route:
             return ImageRoute.from_record(model.model_dump())
     raise RecordError(f"image route {tool.route!r}: not in the gateway's catalogue (/models)")
 
 
-def catalogue_prices(
-    upstream: Upstream, route: str, models: list[ModelInfo] | None = None
-) -> Prices | None:
-    """The route's catalogue prices, maximum output and context window (`models`, else `GET
-    /models`), for the proxy's hard budget and the agents that must be told the window. The
-    maximum output: `top_provider.max_completion_tokens`, else the context length (an answer
-    never outgrows its context window), else unknown."""
-    for model in list_catalogue(upstream) if models is None else models:
+def catalogue_prices(route: str, models: list[ModelInfo]) -> Prices | None:
+    """The route's prices, maximum output and context window in the catalogue (`models`), for
+    the proxy's hard budget and the agents that must be told the window. The maximum output:
+    `top_provider.max_completion_tokens`, else the context length (an answer never outgrows its
+    context window), else unknown."""
+    for model in models:
         if model.id == route:
             top = model.top_provider or {}
             most = top.get("max_completion_tokens") or model.context_length
@@ -166,10 +162,10 @@ def unit_proxy(
         budget_usd=settings.ceilings.budget_usd,
         socket_path=socket_path,
         fetch_generation=upstream.paid,
-        prices=catalogue_prices(upstream, candidate.route, models),
+        prices=catalogue_prices(candidate.route, models),
         stall_seconds=stall_seconds or settings.ceilings.outage_seconds,
         upstream_read_timeout=stall_seconds or settings.ceilings.outage_seconds,
-        image_route=image_route(upstream, tool, models),
+        image_route=image_route(tool, models),
     )
     with proxy:
         yield proxy

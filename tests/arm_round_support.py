@@ -38,12 +38,13 @@ def arms_page(
     evidence: Path, tmp_path: Path, round_id: str, factor: str
 ) -> tuple[Path, str, InterventionBoard]:
     """The built site of a copy of the round, its arms page (titled for the factor, naming each
-    arm with its hash) and intervention.json."""
+    arm with its hash, with the cost differences) and intervention.json."""
     copy = copy_evidence(evidence, tmp_path / "evidence")
     site = render_site(Round.load(round_id, copy), tmp_path / "build")
     page = (site / "agents.html").read_text()
     found = read_record(RoundPaths(copy / round_id).intervention, InterventionBoard)
     assert f"{factor.capitalize()} arms compared" in page and f"the <b>{factor}</b>" in page
+    assert "In cost:" in page and "95% interval (cost)" in page
     for arm in found.arms:
         assert arm.title in page and arm.sha256 is not None and arm.sha256[:12] in page
     return site, page, found

@@ -97,7 +97,6 @@ def test_the_site_shows_the_factor_the_arms_their_hashes_and_the_differences(
 ) -> None:
     site, page, found = arms_page(evidence, tmp_path, ROUND, "starter")
     assert "Storybook catalogue − Plain starter" in page
-    assert "In cost:" in page and "95% interval (cost)" in page
     assert "No placebo arm" in page and "placebo arm has the same shape" not in page
     assert "Ferncroft" in page and "Quillstone" not in page
     assert found.effects[0].low is not None

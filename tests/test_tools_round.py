@@ -116,7 +116,7 @@ def test_the_site_shows_the_tools_the_hashes_and_the_image_calls(
 ) -> None:
     site, page, found = arms_page(evidence, tmp_path, ROUND, "tools")
     assert "Command: siteos-image: asks google/gemini-2.5-flash-image" in page
-    assert "an image model" in page and "In cost:" in page
+    assert "an image model" in page
     unit = next(site.rglob("image-maker-via-image-model-r1.html")).read_text()
     assert "Image calls" in unit and "1 call by the arm" in unit and "image call: 1 image" in unit
     other = next(site.rglob("image-maker-via-none-r1.html")).read_text()

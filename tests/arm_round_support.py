@@ -72,7 +72,8 @@ def check_paired_difference(
     baseline: str,
 ) -> None:
     """The effect's paired difference for `model` is its row in the effect's arm less its row in
-    the baseline, in total and in cost (the arm costs it more)."""
+    the baseline, in total and in cost (the arm costs it more), and the effect has a mean cost
+    difference with its interval."""
     arm, base = rows[model, effect.agent], rows[model, baseline]
     assert arm.total is not None and base.total is not None
     totals = dict(zip(effect.models, effect.differences, strict=True))
@@ -80,3 +81,4 @@ def check_paired_difference(
     costs = dict(zip(effect.cost_models, effect.cost_differences, strict=True))
     spent = (arm.cost_usd or 0) - (base.cost_usd or 0)
     assert costs[model] == pytest.approx(spent, abs=1e-6) and spent > 0
+    assert effect.mean_cost_difference is not None and effect.cost_low is not None

@@ -61,7 +61,6 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
     assert by_model["method-reader"] > 0 and by_model["strong-builder"] == 0
     assert by_model["wide-footer"] == 0
     check_paired_difference(tracer, rows, "method-reader", "none")
-    assert tracer.mean_cost_difference is not None and tracer.cost_low is not None
 
 
 def test_the_site_shows_the_factor_the_arms_their_hashes_and_the_differences(

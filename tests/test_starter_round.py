@@ -89,7 +89,6 @@ def test_the_arms_are_compared_in_total_and_in_cost(paths: RoundPaths) -> None:
     assert by_model["catalogue-reader"] > 0
     assert by_model["strong-builder"] == by_model["wide-footer"] == 0
     check_paired_difference(storybook, rows, "catalogue-reader", "plain")
-    assert storybook.mean_cost_difference is not None and storybook.cost_low is not None
 
 
 def test_the_site_shows_the_factor_the_arms_their_hashes_and_the_differences(
